@@ -1,0 +1,7 @@
+import { notImplemented } from '../not-implemented.js';
+
+export class AccountApi {
+  constructor() {
+    notImplemented('remote-browser/account AccountApi');
+  }
+}

@@ -1,0 +1,5 @@
+import { notImplemented } from '../not-implemented.js';
+
+export function startEmulator(): never {
+  return notImplemented('remote-browser/emulator startEmulator()');
+}

@@ -1,0 +1,130 @@
+/**
+ * The seam between the emulator's control plane (HTTP routes, state, clock) and its session
+ * runtime (a real Chromium per session, the CDP proxy, screencast, recordings, live view).
+ * The control plane only ever talks to Chromium through these interfaces.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+export interface RuntimeOptions {
+  /** Chromium executable; default: `CHROMIUM_PATH`, then the system Chromium, then Playwright's cache. */
+  chromiumPath?: string;
+  /** ffmpeg executable, or `false` to turn recordings off; default: `FFMPEG_PATH`, then `ffmpeg` on PATH. */
+  ffmpegPath?: string | false;
+  /** Folder for per-session temp dirs, frames and recordings; default: a new dir under os.tmpdir(). */
+  workDir?: string;
+  /** Timeout of one page action's CDP calls before it is reported as a 502; default 15000 ms. */
+  actionTimeoutMs?: number;
+  /** Frames per second of the encoded recording; default 5. */
+  recordingFps?: number;
+}
+
+export interface LaunchSpec {
+  sessionId: string;
+  /** A persistent user-data dir (profile with store_cache); when absent a throwaway dir is used and removed at stop. */
+  userDataDir?: string;
+  /** Record the session from screencast frames; ignored when recordings are unavailable. */
+  record: boolean;
+  /** Called for every chunk of CDP traffic through the proxy, and for each page action: the idle timer's input. */
+  onActivity?: () => void;
+  /** Called once if Chromium exits on its own (crash, killed from outside). Not called after stop(). */
+  onExit?: () => void;
+}
+
+export interface PageInfo {
+  id: string;
+  title: string;
+  type: string;
+  url: string;
+}
+
+export interface RecordingFile {
+  /** Absolute path of the encoded video. */
+  path: string;
+  /** e.g. 'video/webm' */
+  contentType: string;
+  durationSeconds: number;
+  sizeBytes: number;
+}
+
+/** Thrown by page actions when the browser or page does not answer in time: the routes map it to 502. */
+export class PageUnresponsiveError extends Error {
+  override name = 'PageUnresponsiveError';
+}
+
+/** Thrown by page actions for a selector that matches nothing: the routes map it to 400. */
+export class SelectorNotFoundError extends Error {
+  override name = 'SelectorNotFoundError';
+}
+
+export interface PageActions {
+  navigate(url: string): Promise<void>;
+  content(): Promise<string>;
+  /** PNG bytes */
+  screenshot(): Promise<Buffer>;
+  /** Runs `code` in the page; resolves with the script's value as JSON (promises are awaited). */
+  executeCode(code: string): Promise<unknown>;
+  /** PDF bytes */
+  pdf(): Promise<Buffer>;
+  click(selector: string): Promise<void>;
+  type(selector: string, text: string): Promise<void>;
+  scroll(x: number, y: number): Promise<void>;
+}
+
+export interface RunningBrowser {
+  readonly sessionId: string;
+  /** OS pid of the Chromium browser process. */
+  readonly pid: number;
+  /** `127.0.0.1:<port>` of Chromium's own remote-debugging endpoint (never handed to clients). */
+  readonly chromiumAddress: string;
+  /** Path part of Chromium's browser websocket, e.g. `/devtools/browser/<uuid>`. */
+  readonly browserWsPath: string;
+  readonly actions: PageActions;
+  pages(): Promise<PageInfo[]>;
+  /** Subscribe to live JPEG frames (for the live view); returns the unsubscribe function. */
+  onFrame(listener: (jpeg: Buffer) => void): () => void;
+  /** The latest frame, if any (so a new live viewer sees something at once). */
+  lastFrame(): Buffer | undefined;
+  /**
+   * Ends the session now: Chromium (and its whole process group) is killed before this resolves.
+   * Resolves with the recording when one was made, encoded after the kill.
+   */
+  stop(): Promise<RecordingFile | undefined>;
+}
+
+export interface BrowserRuntime {
+  /** Whether recordings can be made (ffmpeg found); when not, `recordingsOffReason` says why. */
+  readonly recordingsAvailable: boolean;
+  readonly recordingsOffReason: string | undefined;
+  /** Absolute path of the Chromium executable in use. */
+  readonly chromiumPath: string;
+  launch(spec: LaunchSpec): Promise<RunningBrowser>;
+  /** Chromium browser processes alive right now (checked against the OS, not a counter). */
+  liveProcessCount(): number;
+  /** Stops every browser; no Chromium process is left when this resolves. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Resolves a CDP-proxy request to the session it targets. The control plane checks the access
+ * token and the session's state; `undefined` means refuse (the proxy answers 401/404 without
+ * echoing the token).
+ */
+export type CdpTargetResolver = (
+  sessionId: string,
+  accessToken: string | undefined,
+) => { browser: RunningBrowser; onActivity: () => void } | undefined;
+
+export interface CdpProxy {
+  /** Handles an HTTP upgrade if its path is a CDP-proxy path; returns false when the path is not ours. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Handles `/json/version`, `/json/list` (and `/json`) under a CDP-proxy path; false when not ours. */
+  handleHttp(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The `cdp_url` to hand out for a session: `ws://<publicHost>/...` carrying the access token. */
+  cdpUrl(sessionId: string, accessToken: string): string;
+  /**
+   * Opens a dedicated loopback listener for one session (the `debugger_address`), serving
+   * `/json/version`, `/json/list` and websocket upgrades for that session only.
+   */
+  openDebuggerAddress(sessionId: string): Promise<{ address: string; close(): Promise<void> }>;
+}

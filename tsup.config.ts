@@ -1,0 +1,30 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      playwright: 'src/playwright/index.ts',
+      puppeteer: 'src/puppeteer/index.ts',
+      test: 'src/fixture/index.ts',
+      account: 'src/account-api/index.ts',
+      emulator: 'src/emulator/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+    splitting: true,
+    shims: true,
+    external: ['playwright-core', '@playwright/test', 'puppeteer-core'],
+  },
+  {
+    entry: { cli: 'src/cli/bin.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+    external: ['playwright-core', '@playwright/test', 'puppeteer-core'],
+  },
+]);
