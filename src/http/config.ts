@@ -1,0 +1,125 @@
+/**
+ * Configuration from options and environment variables; code wins over the environment.
+ * Every credential found is registered with `redact()` at once.
+ */
+import { ConfigurationError } from './errors.js';
+import { registerSecret } from './redact.js';
+
+export type Env = Record<string, string | undefined>;
+
+export interface BrowserConfigInput {
+  /** Browser service token. Default: `REMOTE_BROWSER_TOKEN`. */
+  token?: string | undefined;
+  /** Browser service origin. Default: `REMOTE_BROWSER_URL`. `/api/v2/browser` is appended. */
+  baseUrl?: string | undefined;
+  /** Proxy password sent on session creation. Default: `REMOTE_BROWSER_PROXY_PASSWORD`. */
+  proxyPassword?: string | undefined;
+}
+
+export interface BrowserConfig {
+  token: string;
+  /** Origin without a trailing slash. */
+  baseUrl: string;
+  proxyPassword: string | undefined;
+}
+
+export interface AccountConfigInput {
+  /** Account API key. Default: `REMOTE_BROWSER_API_KEY`. */
+  apiKey?: string | undefined;
+  /** Account service origin. Default: `REMOTE_BROWSER_ACCOUNT_URL`. `/api/v2/base` is appended. */
+  baseUrl?: string | undefined;
+}
+
+export interface AccountConfig {
+  apiKey: string;
+  baseUrl: string;
+}
+
+export const BROWSER_API_PATH = '/api/v2/browser';
+export const ACCOUNT_API_PATH = '/api/v2/base';
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/**
+ * Accepts an origin, tolerating a trailing slash and the API path itself (a common paste).
+ * Throws a ConfigurationError naming `option` and `envVar` for anything that is not http(s).
+ */
+export function normalizeOrigin(
+  value: string,
+  apiPath: string,
+  option: string,
+  envVar: string,
+): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigurationError(
+      `${option} (or ${envVar}) must be an http(s) URL such as https://service.example; got a value that is not a URL`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigurationError(
+      `${option} (or ${envVar}) must use http or https, not ${url.protocol}`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ConfigurationError(`${option} (or ${envVar}) must not carry credentials in the URL`);
+  }
+  let path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith(apiPath)) path = path.slice(0, -apiPath.length);
+  return `${url.origin}${path}`;
+}
+
+export function resolveBrowserConfig(
+  input: BrowserConfigInput = {},
+  env: Env = process.env,
+): BrowserConfig {
+  const token = nonEmpty(input.token) ?? nonEmpty(env.REMOTE_BROWSER_TOKEN);
+  const baseUrl = nonEmpty(input.baseUrl) ?? nonEmpty(env.REMOTE_BROWSER_URL);
+  const proxyPassword =
+    nonEmpty(input.proxyPassword) ?? nonEmpty(env.REMOTE_BROWSER_PROXY_PASSWORD);
+  registerSecret(token);
+  registerSecret(proxyPassword);
+  if (!baseUrl) {
+    throw new ConfigurationError(
+      'Missing browser service URL: pass `baseUrl` or set REMOTE_BROWSER_URL to the service origin (for a local emulator: run `remote-browser emulator` and export the lines it prints)',
+    );
+  }
+  if (!token) {
+    throw new ConfigurationError(
+      "Missing browser service token: pass `token` or set REMOTE_BROWSER_TOKEN. The token is shown on the account dashboard's browser page and is valid for 7 days",
+    );
+  }
+  return {
+    token,
+    baseUrl: normalizeOrigin(baseUrl, BROWSER_API_PATH, 'baseUrl', 'REMOTE_BROWSER_URL'),
+    proxyPassword,
+  };
+}
+
+export function resolveAccountConfig(
+  input: AccountConfigInput = {},
+  env: Env = process.env,
+): AccountConfig {
+  const apiKey = nonEmpty(input.apiKey) ?? nonEmpty(env.REMOTE_BROWSER_API_KEY);
+  const baseUrl = nonEmpty(input.baseUrl) ?? nonEmpty(env.REMOTE_BROWSER_ACCOUNT_URL);
+  registerSecret(apiKey);
+  if (!baseUrl) {
+    throw new ConfigurationError(
+      'Missing account service URL: pass `baseUrl` or set REMOTE_BROWSER_ACCOUNT_URL to the service origin',
+    );
+  }
+  if (!apiKey) {
+    throw new ConfigurationError(
+      'Missing account API key: pass `apiKey` or set REMOTE_BROWSER_API_KEY. The key is shown in the Profile section of the account dashboard',
+    );
+  }
+  return {
+    apiKey,
+    baseUrl: normalizeOrigin(baseUrl, ACCOUNT_API_PATH, 'baseUrl', 'REMOTE_BROWSER_ACCOUNT_URL'),
+  };
+}

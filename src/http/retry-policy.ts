@@ -1,0 +1,77 @@
+/** The one retry policy of both API clients. */
+
+export interface RetryOptions {
+  /** How many times a failed idempotent request is tried again. Default 2 (3 attempts in all). */
+  retries?: number;
+  /** First backoff step in ms when the response gives no Retry-After. Default 500. */
+  baseDelayMs?: number;
+  /** Largest backoff step in ms. Default 8000. */
+  maxDelayMs?: number;
+  /**
+   * Longest Retry-After the client will honour, in ms. Default 60000. A response that asks for a
+   * longer wait is not retried: the error is thrown at once, carrying its `retryAfterMs`.
+   */
+  maxRetryAfterMs?: number;
+}
+
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 502, 503, 504]);
+
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'PUT',
+  'DELETE',
+  'OPTIONS',
+]);
+
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  retries: 2,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 60_000,
+};
+
+/**
+ * How long to wait before attempt `attempt + 1` (attempt counts from 0), or undefined when the
+ * request must not be retried. Retry-After is authoritative when present; otherwise
+ * exponential backoff with full jitter (AWS architecture blog's "full jitter").
+ */
+export function retryDelay(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  options: Required<RetryOptions>,
+  random: () => number = Math.random,
+): number | undefined {
+  if (attempt >= options.retries) return undefined;
+  if (retryAfterMs !== undefined) {
+    return retryAfterMs > options.maxRetryAfterMs ? undefined : retryAfterMs;
+  }
+  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);
+  return Math.round(random() * ceiling);
+}
+
+/**
+ * Connection errors raised before the request could reach the server: retrying them is safe
+ * even for a POST, because the service never saw it.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function wasNeverSent(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && NOT_SENT_CODES.has(code);
+}

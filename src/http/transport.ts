@@ -1,0 +1,281 @@
+/**
+ * The one HTTP transport under both API clients, on undici: base URL and auth header per
+ * service, JSON bodies, `{ data }` unwrapping, `{ signal, timeout }`, keep-alive reuse, the
+ * retry policy, rate limiters, error mapping, response validation and redacted debug lines.
+ */
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher, request } from 'undici';
+import type { ZodType } from 'zod';
+import { VERSION } from '../version.js';
+import { type CallOptions, callScope, waitInScope } from './call-options.js';
+import { createDebug } from './debug.js';
+import { errorFromResponse, retryAfterOf, type ServiceName } from './error-mapping.js';
+import { ConnectionError, ResponseValidationError } from './errors.js';
+import type { RateLimiter } from './rate-limiter.js';
+import {
+  DEFAULT_RETRY,
+  IDEMPOTENT_METHODS,
+  RETRYABLE_STATUSES,
+  type RetryOptions,
+  retryDelay,
+  wasNeverSent,
+} from './retry-policy.js';
+
+const debug = createDebug('http');
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | number | boolean | undefined | null;
+
+export interface TransportOptions {
+  service: ServiceName;
+  /** Service origin, e.g. `https://browser.example` (no API path). */
+  origin: string;
+  /** `/api/v2/browser` or `/api/v2/base`. */
+  apiPath: string;
+  /** The complete `Authorization` value (`Bearer <token>` / `x-api-key <key>`). */
+  authorization: string;
+  /** Whether success bodies wrap their payload in `{ data }` (the browser service). */
+  unwrapData: boolean;
+  /** Default per-call timeout in ms, retries included. Default 60000. */
+  timeout?: number | undefined;
+  /** Retry policy for idempotent calls. Defaults: see `RetryOptions`. */
+  retry?: RetryOptions | undefined;
+  /** undici dispatcher; default: a keep-alive Agent owned by this transport. */
+  dispatcher?: Dispatcher | undefined;
+}
+
+export interface RequestSpec<T> extends CallOptions {
+  method: HttpMethod;
+  /** Path under the API path, e.g. `/sessions/abc`. */
+  path: string;
+  query?: Record<string, QueryValue> | undefined;
+  body?: unknown;
+  /**
+   * Whether repeating the call is harmless. Default: true for GET/PUT/DELETE, false for
+   * POST/PATCH. A non-idempotent call is retried only when it provably never left.
+   */
+  idempotent?: boolean | undefined;
+  /** Waits for a slot of this limiter before every attempt. */
+  limiter?: RateLimiter | undefined;
+  /** Validates the (unwrapped) payload; unknown keys are the schema's business. */
+  schema?: ZodType<T> | undefined;
+  /** Names the operation in error messages, e.g. `sessions.create`. */
+  what: string;
+}
+
+export interface StreamSpec extends CallOptions {
+  /** An absolute URL (e.g. a signed `video_url`) or a path under the API path. */
+  url: string;
+  headers?: Record<string, string> | undefined;
+  what: string;
+}
+
+export interface StreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable;
+}
+
+const USER_AGENT = `remote-browser/${VERSION} node/${process.versions.node}`;
+
+export class Transport {
+  readonly service: ServiceName;
+  readonly origin: string;
+  readonly apiPath: string;
+  readonly #authorization: string;
+  readonly #unwrapData: boolean;
+  readonly #timeout: number;
+  readonly #retry: Required<RetryOptions>;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(options: TransportOptions) {
+    this.service = options.service;
+    this.origin = options.origin.replace(/\/+$/, '');
+    this.apiPath = options.apiPath;
+    this.#authorization = options.authorization;
+    this.#unwrapData = options.unwrapData;
+    this.#timeout = options.timeout ?? 60_000;
+    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#ownsDispatcher = !options.dispatcher;
+    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000 });
+  }
+
+  /** Full URL of an API path with its query string. */
+  url(path: string, query?: Record<string, QueryValue>): string {
+    const url = new URL(`${this.origin}${this.apiPath}${path}`);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  async request<T>(spec: RequestSpec<T>): Promise<T> {
+    const method = spec.method;
+    const idempotent = spec.idempotent ?? IDEMPOTENT_METHODS.has(method);
+    const url = this.url(spec.path, spec.query);
+    const logPath = `${this.apiPath}${spec.path}`;
+    const scope = callScope(spec, this.#timeout);
+    const headers: Record<string, string> = {
+      authorization: this.#authorization,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    };
+    let payload: string | undefined;
+    if (spec.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(spec.body);
+    }
+
+    try {
+      for (let attempt = 0; ; attempt++) {
+        if (spec.limiter) {
+          try {
+            await spec.limiter.acquire(scope.signal);
+          } catch {
+            throw scope.abortError(spec.what);
+          }
+        }
+        const started = Date.now();
+        debug(`→ ${method} ${logPath}${attempt ? ` (retry ${attempt})` : ''}`);
+        let response: Dispatcher.ResponseData;
+        let text: string;
+        try {
+          response = await request(url, {
+            method,
+            headers,
+            body: payload,
+            signal: scope.signal,
+            dispatcher: this.#dispatcher,
+          });
+          text = await response.body.text();
+        } catch (error) {
+          if (scope.signal.aborted) throw scope.abortError(spec.what);
+          const neverSent = wasNeverSent(error);
+          const delay =
+            idempotent || neverSent ? retryDelay(attempt, undefined, this.#retry) : undefined;
+          debug(`✗ ${method} ${logPath}: ${(error as Error).message}`);
+          if (delay === undefined || Date.now() + delay > scope.deadline) {
+            throw new ConnectionError(
+              `${spec.what}: ${method} ${logPath} failed without a response: ${(error as Error).message}` +
+                (neverSent ? '' : ' (the service may have received the request)'),
+              { cause: error, requestSent: !neverSent },
+            );
+          }
+          await waitInScope(delay, scope, spec.what);
+          continue;
+        }
+
+        const status = response.statusCode;
+        debug(`← ${status} ${method} ${logPath} ${Date.now() - started}ms`);
+        const body = parseBody(text);
+        if (status >= 400) {
+          const error = errorFromResponse({
+            service: this.service,
+            status,
+            method,
+            path: logPath,
+            body,
+            headers: response.headers,
+          });
+          const delay =
+            idempotent && RETRYABLE_STATUSES.has(status)
+              ? retryDelay(attempt, retryAfterOf(error), this.#retry)
+              : undefined;
+          if (delay === undefined || Date.now() + delay > scope.deadline) throw error;
+          debug(`  retrying ${method} ${logPath} in ${delay}ms`);
+          await waitInScope(delay, scope, spec.what);
+          continue;
+        }
+        return this.#payload(spec, body, status);
+      }
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  /**
+   * Opens a streaming GET (recording downloads). The `Authorization` header is sent only to
+   * this service's own origin, never to a signed URL elsewhere. The body is not buffered.
+   */
+  async stream(spec: StreamSpec): Promise<StreamResponse> {
+    const absolute = /^https?:\/\//i.test(spec.url) ? spec.url : this.url(spec.url);
+    const target = new URL(absolute);
+    const sameOrigin = target.origin === new URL(this.origin).origin;
+    const scope = callScope(spec, 0);
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...spec.headers };
+    if (sameOrigin && !target.searchParams.size) headers.authorization = this.#authorization;
+    const logPath = target.pathname;
+    debug(`→ GET ${logPath} (stream)`);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(absolute, {
+        method: 'GET',
+        headers,
+        signal: scope.signal,
+        dispatcher: this.#dispatcher,
+      });
+    } catch (error) {
+      scope.dispose();
+      if (scope.signal.aborted) throw scope.abortError(spec.what);
+      throw new ConnectionError(
+        `${spec.what}: GET ${logPath} failed without a response: ${(error as Error).message}`,
+        {
+          cause: error,
+          requestSent: !wasNeverSent(error),
+        },
+      );
+    }
+    debug(`← ${response.statusCode} GET ${logPath} (stream)`);
+    if (response.statusCode >= 400) {
+      const text = await response.body.text().catch(() => '');
+      scope.dispose();
+      throw errorFromResponse({
+        service: this.service,
+        status: response.statusCode,
+        method: 'GET',
+        path: logPath,
+        body: parseBody(text),
+        headers: response.headers,
+      });
+    }
+    response.body.once('close', () => scope.dispose());
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  }
+
+  /** Releases pooled connections (only those of a dispatcher this transport created). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #payload<T>(spec: RequestSpec<T>, body: unknown, status: number): T {
+    let payload = body;
+    if (this.#unwrapData && status !== 204) {
+      if (typeof body !== 'object' || body === null || !('data' in body)) {
+        throw new ResponseValidationError(spec.what, [
+          { path: 'data', message: 'is missing: success bodies wrap their payload in { data }' },
+        ]);
+      }
+      payload = (body as { data: unknown }).data;
+    }
+    if (!spec.schema) return payload as T;
+    const result = spec.schema.safeParse(payload);
+    if (result.success) return result.data;
+    throw new ResponseValidationError(
+      spec.what,
+      result.error.issues.map((issue) => ({
+        path: issue.path.map(String).join('.'),
+        message: issue.message,
+      })),
+    );
+  }
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+  }
+}

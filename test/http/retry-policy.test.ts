@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY, retryDelay, wasNeverSent } from '../../src/http/retry-policy.js';
+
+describe('retryDelay', () => {
+  it('uses Retry-After as given when it is under the cap', () => {
+    expect(retryDelay(0, 4000, DEFAULT_RETRY)).toBe(4000);
+  });
+
+  it('gives up when Retry-After exceeds the cap instead of retrying early', () => {
+    expect(retryDelay(0, 120_000, { ...DEFAULT_RETRY, maxRetryAfterMs: 60_000 })).toBeUndefined();
+  });
+
+  it('backs off exponentially with full jitter, bounded by maxDelayMs', () => {
+    const opts = { ...DEFAULT_RETRY, retries: 10, baseDelayMs: 100, maxDelayMs: 1000 };
+    expect(retryDelay(0, undefined, opts, () => 1)).toBe(100);
+    expect(retryDelay(2, undefined, opts, () => 1)).toBe(400);
+    expect(retryDelay(6, undefined, opts, () => 1)).toBe(1000);
+    expect(retryDelay(2, undefined, opts, () => 0.5)).toBe(200);
+  });
+
+  it('stops after the configured number of retries', () => {
+    expect(retryDelay(2, undefined, { ...DEFAULT_RETRY, retries: 2 })).toBeUndefined();
+  });
+
+  it('knows which connection errors mean the request never left', () => {
+    expect(wasNeverSent(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(wasNeverSent(new Error('x', { cause: { code: 'ENOTFOUND' } }))).toBe(true);
+    expect(wasNeverSent(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBe(false);
+    expect(wasNeverSent(new Error('x'))).toBe(false);
+  });
+});

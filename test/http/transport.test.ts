@@ -1,0 +1,274 @@
+import { text } from 'node:stream/consumers';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { setDebugSink } from '../../src/http/debug.js';
+import {
+  AbortError,
+  ConnectionError,
+  RateLimitError,
+  ResponseValidationError,
+  ServiceUnavailableError,
+  TimeoutError,
+  UpstreamError,
+} from '../../src/http/errors.js';
+import { RateLimiter } from '../../src/http/rate-limiter.js';
+import { Transport } from '../../src/http/transport.js';
+import { drop, json, startTestServer, type TestServer } from '../helpers/http-server.js';
+
+let server: TestServer;
+let transport: Transport;
+const TOKEN = 'transport-test-token-123';
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+afterEach(async () => {
+  await transport?.close();
+  server.requests.length = 0;
+});
+
+function browserTransport(options: Partial<ConstructorParameters<typeof Transport>[0]> = {}) {
+  transport = new Transport({
+    service: 'browser',
+    origin: server.origin,
+    apiPath: '/api/v2/browser',
+    authorization: `Bearer ${TOKEN}`,
+    unwrapData: true,
+    retry: { baseDelayMs: 10, maxDelayMs: 20 },
+    ...options,
+  });
+  return transport;
+}
+
+describe('Transport', () => {
+  it('sends the auth header, a JSON body and the query string, and unwraps { data }', async () => {
+    server.respond(json(200, { data: { id: 's1', extra: true } }));
+    const t = browserTransport();
+    const out = await t.request({
+      method: 'POST',
+      path: '/sessions',
+      query: { a: 1, b: undefined, c: true },
+      body: { proxy_password: 'x' },
+      what: 'sessions.create',
+    });
+    expect(out).toEqual({ id: 's1', extra: true });
+    const [req] = server.requests;
+    expect(req?.method).toBe('POST');
+    expect(req?.url).toBe('/api/v2/browser/sessions?a=1&c=true');
+    expect(req?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(req?.headers['content-type']).toBe('application/json');
+    expect(req?.headers['user-agent']).toMatch(/^remote-browser\//);
+    expect(JSON.parse(req?.body ?? '')).toEqual({ proxy_password: 'x' });
+  });
+
+  it('uses the account header and no unwrapping for the account service', async () => {
+    server.respond(json(200, { balance: 3 }));
+    const t = browserTransport({
+      service: 'account',
+      apiPath: '/api/v2/base',
+      authorization: 'x-api-key k1',
+      unwrapData: false,
+    });
+    expect(await t.request({ method: 'GET', path: '/llm/balance/', what: 'balance' })).toEqual({
+      balance: 3,
+    });
+    expect(server.requests[0]?.headers.authorization).toBe('x-api-key k1');
+  });
+
+  it('reuses keep-alive connections across consecutive calls', async () => {
+    server.respond(json(200, { data: 1 }));
+    const t = browserTransport();
+    for (let i = 0; i < 6; i++) await t.request({ method: 'GET', path: `/${i}`, what: 'x' });
+    const ports = new Set(server.requests.map((r) => r.remotePort));
+    expect(server.requests).toHaveLength(6);
+    expect(ports.size).toBeLessThanOrEqual(2);
+  });
+
+  it('validates the payload and names the offending field', async () => {
+    server.respond(json(200, { data: { id: 5 } }));
+    const t = browserTransport();
+    const err: any = await t
+      .request({
+        method: 'GET',
+        path: '/sessions/x',
+        schema: z.object({ id: z.string() }),
+        what: 'sessions.retrieve',
+      })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect(err.field).toBe('id');
+    expect(err.message).toContain('sessions.retrieve');
+  });
+
+  it('reports a success body without { data } as a validation error', async () => {
+    server.respond(json(200, { id: 's' }));
+    const err: any = await browserTransport()
+      .request({ method: 'GET', path: '/x', what: 'x' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect(err.field).toBe('data');
+  });
+
+  it('retries an idempotent GET on 503, honouring Retry-After', async () => {
+    server.respond(
+      json(503, { error: 'busy', reason: 'maintenance' }, { 'retry-after': '0.2' }),
+      json(200, { data: 'ok' }),
+    );
+    const started = Date.now();
+    expect(await browserTransport().request({ method: 'GET', path: '/x', what: 'x' })).toBe('ok');
+    expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('retries on 408, 429, 502 and 504 for GET, then gives up with the last error', async () => {
+    server.respond(json(408, { error: 'a' }), json(429, { error: 'b' }), json(502, { error: 'c' }));
+    const err: any = await browserTransport({ retry: { retries: 2, baseDelayMs: 1 } })
+      .request({ method: 'GET', path: '/x', what: 'x' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not retry a POST after a 502', async () => {
+    server.respond(json(502, { error: 'upstream' }), json(200, { data: 'second' }));
+    const err: any = await browserTransport()
+      .request({ method: 'POST', path: '/sessions', body: {}, what: 'sessions.create' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not retry a POST whose connection dropped, and says it may have been received', async () => {
+    server.respond(drop, json(200, { data: 'second' }));
+    const err: any = await browserTransport()
+      .request({ method: 'POST', path: '/sessions', body: {}, what: 'sessions.create' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.requestSent).toBe(true);
+    expect(err.message).toMatch(/may have received/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a GET whose connection dropped', async () => {
+    server.respond(drop, json(200, { data: 'ok' }));
+    expect(await browserTransport().request({ method: 'GET', path: '/x', what: 'x' })).toBe('ok');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries even a POST when the connection was refused (it never left)', async () => {
+    const t = browserTransport({
+      origin: 'http://127.0.0.1:1',
+      retry: { retries: 1, baseDelayMs: 1 },
+    });
+    const err: any = await t
+      .request({ method: 'POST', path: '/sessions', body: {}, what: 'sessions.create' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.requestSent).toBe(false);
+  });
+
+  it('does not retry when Retry-After exceeds the cap', async () => {
+    server.respond(json(429, { error: 'slow down', retry_after: 600 }, { 'retry-after': '600' }));
+    const err: any = await browserTransport({ retry: { maxRetryAfterMs: 1000 } })
+      .request({ method: 'GET', path: '/x', what: 'x' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.retryAfterMs).toBe(600_000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not wait past the deadline for a retry', async () => {
+    server.respond(json(503, { error: 'busy' }, { 'retry-after': '5' }));
+    const started = Date.now();
+    const err: any = await browserTransport()
+      .request({ method: 'GET', path: '/x', timeout: 500, what: 'x' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect(Date.now() - started).toBeLessThan(400);
+  });
+
+  it('times out with a TimeoutError naming the call', async () => {
+    server.respond(async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      res.end('{}');
+    });
+    const started = Date.now();
+    const err: any = await browserTransport()
+      .request({ method: 'GET', path: '/slow', timeout: 100, what: 'sessions.list' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.message).toMatch(/sessions\.list: timed out after 100 ms/);
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+
+  it('aborts with an AbortError when the caller signal fires', async () => {
+    server.respond(async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      res.end('{}');
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const err: any = await browserTransport()
+      .request({ method: 'GET', path: '/slow', signal: controller.signal, what: 'x' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(AbortError);
+  });
+
+  it('fails at once for an already aborted signal without sending', async () => {
+    const err: any = await browserTransport()
+      .request({ method: 'GET', path: '/x', signal: AbortSignal.abort(), what: 'x' })
+      .catch((e: any) => e);
+    expect(err).toBeInstanceOf(AbortError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('waits for the attached rate limiter before each request', async () => {
+    server.respond(json(200, { data: 1 }));
+    const limiter = new RateLimiter({ limit: 2, windowMs: 300 });
+    const t = browserTransport();
+    const started = Date.now();
+    await Promise.all(
+      [1, 2, 3].map(() => t.request({ method: 'GET', path: '/x', limiter, what: 'x' })),
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it('logs redacted request lines when DEBUG is on', async () => {
+    const lines: string[] = [];
+    const previous = setDebugSink((l) => lines.push(l));
+    const before = process.env.DEBUG;
+    process.env.DEBUG = 'remote-browser:*';
+    try {
+      server.respond(json(200, { data: 1 }));
+      await browserTransport().request({
+        method: 'GET',
+        path: '/x',
+        query: { token: 'q-secret-999' },
+        what: 'x',
+      });
+    } finally {
+      process.env.DEBUG = before;
+      setDebugSink(previous);
+    }
+    expect(lines.some((l) => l.includes('GET /api/v2/browser/x'))).toBe(true);
+    expect(lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('streams a signed URL without sending the Authorization header', async () => {
+    server.respond((_req, res) => {
+      res.writeHead(206, { 'content-type': 'video/webm', 'content-range': 'bytes 0-3/10' });
+      res.end('abcd');
+    });
+    const t = browserTransport();
+    const out = await t.stream({
+      url: `${server.origin}/rec/1.webm?expires=1&sig=abc`,
+      headers: { range: 'bytes=0-3' },
+      what: 'download',
+    });
+    expect(out.status).toBe(206);
+    expect(await text(out.body)).toBe('abcd');
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+    expect(server.requests[0]?.headers.range).toBe('bytes=0-3');
+  });
+});
