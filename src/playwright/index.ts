@@ -1,5 +1,31 @@
-import { notImplemented } from '../not-implemented.js';
-
-export function launchRemote(): never {
-  return notImplemented('remote-browser/playwright launchRemote()');
-}
+export type {
+  ConnectOptions,
+  EnsureProfileOptions,
+  ExitHookOptions,
+  LaunchRemoteOptions,
+  PreflightIssue,
+  ProfileSpec,
+  ReapOptions,
+  ReapResult,
+  RecordingDownload,
+  RemoteSessionInfo,
+  RemoteSessionOptions,
+  Watchdog,
+  WatchdogOptions,
+} from '../launch/index.js';
+export {
+  activeLeases,
+  ensureProfile,
+  installExitHooks,
+  LaunchError,
+  PreflightError,
+  ProfileLimitError,
+  reapSessions,
+  recordingOf,
+  sessionOf,
+  startWatchdog,
+} from '../launch/index.js';
+export type { RemoteChromium, RemoteLaunchOptions } from './drop-in.js';
+export { chromium } from './drop-in.js';
+export type { PlaywrightRemoteOptions } from './launch-remote.js';
+export { connectRemote, launchRemote } from './launch-remote.js';

@@ -1,5 +1,31 @@
-import { notImplemented } from '../not-implemented.js';
-
-export function launchRemote(): never {
-  return notImplemented('remote-browser/puppeteer launchRemote()');
-}
+export type {
+  ConnectOptions,
+  EnsureProfileOptions,
+  ExitHookOptions,
+  LaunchRemoteOptions,
+  PreflightIssue,
+  ProfileSpec,
+  ReapOptions,
+  ReapResult,
+  RecordingDownload,
+  RemoteSessionInfo,
+  RemoteSessionOptions,
+  Watchdog,
+  WatchdogOptions,
+} from '../launch/index.js';
+export {
+  activeLeases,
+  ensureProfile,
+  installExitHooks,
+  LaunchError,
+  PreflightError,
+  ProfileLimitError,
+  reapSessions,
+  recordingOf,
+  sessionOf,
+  startWatchdog,
+} from '../launch/index.js';
+export type { RemotePuppeteer, RemotePuppeteerLaunchOptions } from './drop-in.js';
+export { puppeteer } from './drop-in.js';
+export type { PuppeteerRemoteOptions } from './launch-remote.js';
+export { connectRemote, launchRemote } from './launch-remote.js';

@@ -1,0 +1,37 @@
+/** Native browser object → its remote session, for `sessionOf()` and `recordingOf()`. */
+import { LaunchError } from './errors.js';
+import type { OpenedSession, RemoteSessionInfo } from './open-session.js';
+import type { RecordingDownload } from './recordings.js';
+
+const sessions = new WeakMap<object, OpenedSession>();
+
+export function register(browser: object, opened: OpenedSession): void {
+  sessions.set(browser, opened);
+}
+
+/** The remote session behind a browser from launchRemote()/connectRemote(). */
+export function sessionOf(browser: object): RemoteSessionInfo {
+  const opened = sessions.get(browser);
+  if (!opened) throw new TypeError('sessionOf: this browser was not launched by remote-browser');
+  return opened.info;
+}
+
+/**
+ * Resolves with the recording files once the browser is closed and the recording is published
+ * and downloaded (launched with `recording: { dir }`).
+ */
+export function recordingOf(browser: object): Promise<RecordingDownload> {
+  const opened = sessions.get(browser);
+  if (!opened)
+    return Promise.reject(
+      new TypeError('recordingOf: this browser was not launched by remote-browser'),
+    );
+  if (!opened.recording) {
+    return Promise.reject(
+      new LaunchError(
+        'recordingOf: launch with `recording: { dir }` to download the recording (and without keepSession)',
+      ),
+    );
+  }
+  return opened.recording;
+}

@@ -1,0 +1,54 @@
+import { RemoteBrowserError } from '../http/errors.js';
+
+/** A launch or connect step failed. The message names the call; `cause` is the original. */
+export class LaunchError extends RemoteBrowserError {
+  override name = 'LaunchError';
+  /** The session this error concerns, if one was created (it has been deleted unless kept). */
+  readonly sessionId: string | undefined;
+
+  constructor(message: string, options: { cause?: unknown; sessionId?: string | undefined } = {}) {
+    super(message, { cause: options.cause });
+    this.sessionId = options.sessionId;
+  }
+
+  protected override details(): Record<string, unknown> {
+    return this.sessionId ? { sessionId: this.sessionId } : {};
+  }
+}
+
+export interface PreflightIssue {
+  code: string;
+  field: string;
+  message: string;
+  suggestion: string | undefined;
+}
+
+/** The targeting was rejected by `/configurations/validate` (or a strict location check). Nothing was billed. */
+export class PreflightError extends RemoteBrowserError {
+  override name = 'PreflightError';
+  readonly issues: readonly PreflightIssue[];
+
+  constructor(what: string, issues: PreflightIssue[]) {
+    const lines = issues.map(
+      (i) =>
+        `${i.field}: ${i.message}${i.suggestion ? ` (suggestion: ${i.suggestion})` : ''} [${i.code}]`,
+    );
+    super(`${what}: preflight failed, no session was created: ${lines.join('; ')}`);
+    this.issues = issues;
+  }
+
+  protected override details(): Record<string, unknown> {
+    return { issues: this.issues };
+  }
+}
+
+/** The account's profile limit is reached; the message lists the existing profiles. */
+export class ProfileLimitError extends RemoteBrowserError {
+  override name = 'ProfileLimitError';
+  readonly existing: readonly string[];
+
+  constructor(message: string, existing: string[], cause: unknown) {
+    super(message, { cause });
+    this.existing = existing;
+  }
+}

@@ -1,0 +1,24 @@
+export { recordingOf, register, sessionOf } from './browser-registry.js';
+export { LaunchError, PreflightError, type PreflightIssue, ProfileLimitError } from './errors.js';
+export { type ExitHookOptions, installExitHooks } from './exit-hooks.js';
+export { cacheDir, ledgerPath } from './ledger.js';
+export {
+  adoptSession,
+  connectWithin,
+  type OpenedSession,
+  openSession,
+  type RemoteSessionInfo,
+} from './open-session.js';
+export type {
+  ConnectOptions,
+  LaunchRemoteOptions,
+  ProfileSpec,
+  RemoteSessionOptions,
+} from './options.js';
+export { clearPreflightCache } from './preflight.js';
+export { type EnsureProfileOptions, ensureProfile } from './profiles.js';
+export { type ReapOptions, type ReapResult, reapSessions } from './reap.js';
+export type { RecordingDownload } from './recordings.js';
+export { activeLeases, SessionLease } from './session-lease.js';
+export { SESSION_OPTION_KEYS } from './to-wire.js';
+export { startWatchdog, type Watchdog, type WatchdogOptions } from './watchdog.js';

@@ -1,0 +1,294 @@
+/**
+ * The library-agnostic half of launchRemote(): resolve the client, find-or-create the profile,
+ * preflight, create (queue on 429, reconcile lost creates), and hand the adapter a lease.
+ * The Playwright and Puppeteer adapters only connect and wire close() to `finish()`.
+ */
+import { BrowserApi, type SessionConnection, type SessionCreated } from '../browser-api/index.js';
+import { type CallScope, callScope } from '../http/call-options.js';
+import { redact } from '../http/redact.js';
+import { createSession } from './create-session.js';
+import { LaunchError } from './errors.js';
+import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
+import { preflight } from './preflight.js';
+import { findOrCreateProfile } from './profiles.js';
+import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
+import { SessionLease } from './session-lease.js';
+import { toWireSession } from './to-wire.js';
+
+/** What `sessionOf(browser)` returns. Holds no secret: the cdp_url stays inside. */
+export interface RemoteSessionInfo {
+  id: string;
+  /** Opens in any browser tab to watch the session live. */
+  liveViewUrl: string | undefined;
+  /** Host:port for remote-debugging clients. Treat it as a capability: anyone who can reach it controls the browser. */
+  debuggerAddress: string | undefined;
+  /** The targeting the service resolved for this session. */
+  config: Record<string, unknown>;
+}
+
+export interface OpenedSession {
+  readonly info: RemoteSessionInfo;
+  readonly lease: SessionLease;
+  readonly api: BrowserApi;
+  /** The launch's remaining time and signal, for the adapter's connect. */
+  readonly scope: CallScope;
+  /** The session's CDP URL (a secret: it carries an access token). */
+  cdpUrl(): string;
+  /**
+   * The adapter's close/disconnect path: deletes the session once (or keeps it, with
+   * `keepSession` or `keep`), then starts the recording download. The first call decides.
+   */
+  finish(keep?: boolean): Promise<void>;
+  /** The adapter could not connect: delete the session and build the error to throw. */
+  abandon(error: unknown): Promise<LaunchError>;
+  /** Resolves after finish() with the downloaded recordings, when `recording` was asked for. */
+  readonly recording: Promise<RecordingDownload> | undefined;
+  /** Releases the launch timer (call once connected). */
+  connected(): void;
+}
+
+export async function openSession(
+  options: LaunchRemoteOptions,
+  what: string,
+): Promise<OpenedSession> {
+  if (options.profile !== undefined && options.profileId !== undefined) {
+    throw new LaunchError(`${what}: pass either \`profile\` (a name) or \`profileId\`, not both`);
+  }
+  const ownsApi = !options.api;
+  const api =
+    options.api ??
+    new BrowserApi({
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+      ...(options.proxyPassword !== undefined ? { proxyPassword: options.proxyPassword } : {}),
+    });
+  const scope = callScope(
+    { signal: options.signal, timeout: options.timeout ?? DEFAULT_LAUNCH_TIMEOUT },
+    DEFAULT_LAUNCH_TIMEOUT,
+  );
+  const call = { signal: scope.signal, timeout: remaining(scope) };
+
+  let created: SessionCreated;
+  try {
+    const wire = toWireSession(options);
+    if (options.profile !== undefined) {
+      const spec =
+        typeof options.profile === 'string' ? { name: options.profile } : options.profile;
+      const profile = await findOrCreateProfile(api, spec.name, {
+        ...call,
+        ...(spec.storeCache !== undefined ? { storeCache: spec.storeCache } : {}),
+        ...(spec.pinIp !== undefined ? { pinIp: spec.pinIp } : {}),
+      });
+      wire.profile_id = profile.id;
+    }
+    const mode = options.preflight ?? true;
+    if (mode !== false)
+      await preflight(api, wire, mode, what, { signal: scope.signal, timeout: remaining(scope) });
+    const body = {
+      ...wire,
+      ...(options.proxyPassword !== undefined ? { proxy_password: options.proxyPassword } : {}),
+    };
+    created = await createSession(api, body as Parameters<typeof createSession>[1], {
+      scope,
+      waitForSlot: options.waitForSlot ?? true,
+      what,
+    });
+  } catch (error) {
+    scope.dispose();
+    if (ownsApi) await api.close();
+    if (scope.signal.aborted && !(error instanceof LaunchError)) throw scope.abortError(what);
+    throw error;
+  }
+
+  const connection = await api.sessions
+    .connection(created.id, { timeout: 15_000 })
+    .catch(() => undefined);
+  return leaseSession({ api, ownsApi, scope, created, connection, options, what });
+}
+
+/**
+ * Attaches to a session that already exists (connectRemote, reconnect flows). close() deletes
+ * it like a launched one unless `keepSession` is set.
+ */
+export async function adoptSession(
+  sessionId: string,
+  options: LaunchRemoteOptions,
+  what: string,
+): Promise<OpenedSession> {
+  if (typeof sessionId !== 'string' || sessionId.trim() === '')
+    throw new LaunchError(`${what}: sessionId must be a non-empty string`);
+  const ownsApi = !options.api;
+  const api = options.api ?? new BrowserApi({ token: options.token, baseUrl: options.baseUrl });
+  const scope = callScope(
+    { signal: options.signal, timeout: options.timeout ?? DEFAULT_LAUNCH_TIMEOUT },
+    DEFAULT_LAUNCH_TIMEOUT,
+  );
+  try {
+    const connection = await api.sessions.connection(sessionId, {
+      signal: scope.signal,
+      timeout: remaining(scope),
+    });
+    if (connection.status !== 'running' || !connection.cdp_url) {
+      throw new LaunchError(`${what}: session ${sessionId} is ${connection.status}, not running`, {
+        sessionId,
+      });
+    }
+    const created = {
+      id: sessionId,
+      cdp_url: connection.cdp_url,
+      status: 'running',
+    } as SessionCreated;
+    return leaseSession({ api, ownsApi, scope, created, connection, options, what });
+  } catch (error) {
+    scope.dispose();
+    if (ownsApi) await api.close();
+    throw error;
+  }
+}
+
+interface LeaseInput {
+  api: BrowserApi;
+  ownsApi: boolean;
+  scope: CallScope;
+  created: SessionCreated;
+  connection: SessionConnection | undefined;
+  options: LaunchRemoteOptions;
+  what: string;
+}
+
+function leaseSession({
+  api,
+  ownsApi,
+  scope,
+  created,
+  connection,
+  options,
+  what,
+}: LeaseInput): OpenedSession {
+  const lease = new SessionLease(api, created.id);
+  const info: RemoteSessionInfo = {
+    id: created.id,
+    liveViewUrl: connection?.live_view_url,
+    debuggerAddress: connection?.debugger_address,
+    config: (connection?.config ?? {}) as Record<string, unknown>,
+  };
+
+  const recordingDone =
+    options.recording && !options.keepSession ? deferred<RecordingDownload>() : undefined;
+  let finishing: Promise<void> | undefined;
+
+  const finish = (keep = false) => {
+    finishing ??= (async () => {
+      scope.dispose();
+      if (options.keepSession || keep) {
+        recordingDone?.reject(
+          new LaunchError(`${what}: no recording download: the session was kept running`),
+        );
+        lease.keep();
+        if (ownsApi) await api.close();
+        return;
+      }
+      try {
+        await lease.release();
+      } catch (error) {
+        recordingDone?.reject(error);
+        if (ownsApi) await api.close();
+        throw error;
+      }
+      if (recordingDone && options.recording) {
+        downloadRecordings(
+          api,
+          created.id,
+          options.recording.dir,
+          options.recording.timeout ?? 120_000,
+        )
+          .then(recordingDone.resolve, recordingDone.reject)
+          .finally(() => {
+            if (ownsApi) void api.close();
+          });
+      } else if (ownsApi) {
+        await api.close();
+      }
+    })();
+    return finishing;
+  };
+
+  return {
+    info,
+    lease,
+    api,
+    scope,
+    cdpUrl: () => created.cdp_url,
+    finish,
+    async abandon(error) {
+      const reason = scope.signal.aborted
+        ? scope.abortError(what).message
+        : redact((error as Error)?.message ?? String(error));
+      const cleanup = await lease.release().then(
+        () => 'the session was deleted',
+        (e: unknown) =>
+          `deleting the session failed too (${(e as Error).message}); run \`remote-browser sessions reap\``,
+      );
+      scope.dispose();
+      if (ownsApi) await api.close();
+      recordingDone?.reject(new LaunchError(`${what}: no recording: the connect failed`));
+      return new LaunchError(
+        `${what}: could not connect to session ${created.id}: ${reason}; ${cleanup}`,
+        {
+          cause: cleanCause(error),
+          sessionId: created.id,
+        },
+      );
+    },
+    recording: recordingDone?.promise,
+    connected: () => scope.dispose(),
+  };
+}
+
+/**
+ * Connect failures carry the cdp_url (Playwright's call log, Puppeteer's `ws` ErrorEvent that
+ * prints its target when inspected): replace them with a plain Error whose text is redacted.
+ */
+function cleanCause(error: unknown): Error {
+  const message =
+    typeof (error as { message?: unknown })?.message === 'string'
+      ? (error as { message: string }).message
+      : String(error);
+  const clean = new Error(redact(message));
+  clean.name = error instanceof Error ? error.name : 'ConnectError';
+  clean.stack = redact(
+    error instanceof Error && error.stack ? error.stack : `${clean.name}: ${clean.message}`,
+  );
+  return clean;
+}
+
+function remaining(scope: CallScope): number {
+  const left = scope.deadline - Date.now();
+  return Number.isFinite(left) ? Math.max(1, left) : 0;
+}
+
+/** Runs `connect` within the launch's deadline and signal (Playwright's and Puppeteer's connect take no signal). */
+export async function connectWithin<T>(
+  opened: OpenedSession,
+  what: string,
+  connect: (timeoutMs: number) => Promise<T>,
+  disposeLate: (value: T) => Promise<void>,
+): Promise<T> {
+  const { scope } = opened;
+  if (scope.signal.aborted) throw scope.abortError(what);
+  const attempt = connect(remaining(scope));
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(scope.abortError(what));
+    scope.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([attempt, aborted]);
+  } catch (error) {
+    // A connect that completes after we gave up must not leave a client attached.
+    attempt.then(disposeLate, () => {});
+    throw error;
+  } finally {
+    if (onAbort) scope.signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The connector's options: camelCase like Playwright's own, converted to the service's wire
+ * names in one place (to-wire.ts).
+ */
+import type { BrowserApi } from '../browser-api/index.js';
+
+export interface RemoteSessionOptions {
+  /** Exit country, lowercase ISO code from the location endpoints (e.g. `us`). Default: a broad exit. */
+  country?: string;
+  /** Exit region code (needs `country`). Default: none. */
+  region?: string;
+  /** Exit city (needs `country`). Default: none. */
+  city?: string;
+  /** Exit zip code. Default: none. */
+  zip?: string;
+  /** Exit ISP. Default: none. */
+  isp?: string;
+  /** Proxy protocol. Default (service): `http`. */
+  protocol?: 'http' | 'socks5';
+  /** Default (service): `residential`. */
+  connectionType?: 'residential' | 'mobile';
+  /** `sticky` keeps the IP, `rotating` changes it per connection, `no_rotating` pins it. Default (service): `sticky`. */
+  sessionType?: 'sticky' | 'rotating' | 'no_rotating';
+  /** IP filtering. Default (service): `quality`. */
+  filterMode?: 'quality' | 'quality_speed' | 'speed' | 'none';
+  /** Default (service): false. */
+  ipv4Only?: boolean;
+  /** Anti-detection hardening. Default: the service's. */
+  extraStealth?: boolean;
+  /** Default: the service's. */
+  captchaSolver?: boolean;
+  /** Default: the service's. */
+  cloudflareWebBotAuth?: boolean;
+  /** Default: the service's. */
+  adBlocker?: boolean;
+  /** Default: the service's. */
+  popupBlocker?: boolean;
+  /** The remote browser's own headless flag (not Playwright's `headless`). Default: the service's. */
+  remoteHeadless?: boolean;
+  /** Session lifetime cap in minutes; 0 = the account limit. Default: the account limit (30). */
+  maxDurationMinutes?: number;
+  /** Minutes without CDP traffic before the service ends the session; 0 = account limit. Default: 10. */
+  idleTimeoutMinutes?: number;
+  /**
+   * A saved profile by name (cookies, storage, cache; optionally a pinned IP), created on first
+   * use with `store_cache: true`. Pass an object to choose the create-time options.
+   */
+  profile?: string | ProfileSpec;
+  /** A saved profile by id (no find-or-create). */
+  profileId?: string;
+}
+
+export interface ProfileSpec {
+  name: string;
+  /** Persist cookies, storage and cache across sessions (create-time only). Default: true. */
+  storeCache?: boolean;
+  /** Pin the exit IP from the first session that uses the profile (create-time only). Default: false. */
+  pinIp?: boolean;
+}
+
+export interface ConnectOptions {
+  /** Browser service token. Default: `REMOTE_BROWSER_TOKEN`. */
+  token?: string;
+  /** Browser service origin. Default: `REMOTE_BROWSER_URL`. */
+  baseUrl?: string;
+  /** Proxy password. Default: `REMOTE_BROWSER_PROXY_PASSWORD`. */
+  proxyPassword?: string;
+  /** A client to use instead of one built from the three options above. */
+  api?: BrowserApi;
+  /**
+   * Check the targeting with `/configurations/validate` before creating (cached per config in
+   * this process); `'strict'` also checks country/region/city against the location endpoints.
+   * Default: true.
+   */
+  preflight?: boolean | 'strict';
+  /** Leave the session running on close() (for reconnect flows). Default: false. */
+  keepSession?: boolean;
+  /**
+   * Download the session's recordings into `dir` after close() (in the background; await them
+   * with `recordingOf(browser)`). Default: no download.
+   */
+  recording?: {
+    dir: string /** Max ms to wait for publication + download. Default: 120000. */;
+    timeout?: number;
+  };
+  /** When the account's session limit is hit (429), wait for a free slot instead of failing. Default: true. */
+  waitForSlot?: boolean;
+  /** Aborts the launch (create, queue wait and connect); a created session is deleted. */
+  signal?: AbortSignal;
+  /** Ms for the whole launch, a wait for a free slot included. Default: 180000 (Playwright's launch default). */
+  timeout?: number;
+}
+
+export type LaunchRemoteOptions = RemoteSessionOptions & ConnectOptions;
+
+export const DEFAULT_LAUNCH_TIMEOUT = 180_000;

@@ -1,0 +1,128 @@
+/**
+ * Validate-before-launch: `/configurations/validate` uses the same logic as session creation,
+ * so a config that fails here would fail (or be billed wrongly) there. Results are cached per
+ * service origin and config for the life of the process; a failed call is not cached.
+ */
+import type { BrowserApi } from '../browser-api/index.js';
+import type { CallOptions } from '../http/call-options.js';
+import { PreflightError, type PreflightIssue } from './errors.js';
+import { toValidateParams, type WireSessionFields } from './to-wire.js';
+
+const cache = new Map<string, Promise<PreflightIssue[]>>();
+
+/** Forgets cached preflight results (tests, or after the account's targeting changed). */
+export function clearPreflightCache(): void {
+  cache.clear();
+}
+
+export async function preflight(
+  api: BrowserApi,
+  wire: WireSessionFields,
+  mode: true | 'strict',
+  what: string,
+  call: CallOptions,
+): Promise<void> {
+  const params = toValidateParams(wire);
+  const key = `${api.origin} ${mode} ${JSON.stringify(Object.entries(params).sort())}`;
+  let pending = cache.get(key);
+  if (!pending) {
+    pending = check(api, wire, params, mode, call);
+    cache.set(key, pending);
+    pending.catch(() => cache.delete(key));
+  }
+  const issues = await pending;
+  if (issues.length > 0) throw new PreflightError(what, issues);
+}
+
+async function check(
+  api: BrowserApi,
+  wire: WireSessionFields,
+  params: Record<string, string>,
+  mode: true | 'strict',
+  call: CallOptions,
+): Promise<PreflightIssue[]> {
+  const result = await api.configurations.validate(params, call);
+  const issues: PreflightIssue[] = (result.issues ?? []).map((i) => ({
+    code: i.code,
+    field: i.field,
+    message: i.message,
+    suggestion:
+      typeof i.suggestion === 'string'
+        ? i.suggestion
+        : i.suggestion == null
+          ? undefined
+          : JSON.stringify(i.suggestion),
+  }));
+  if (!result.valid && issues.length === 0) {
+    issues.push({
+      code: 'invalid',
+      field: '(config)',
+      message: 'the service reported the config as invalid',
+      suggestion: undefined,
+    });
+  }
+  if (issues.length === 0 && mode === 'strict')
+    issues.push(...(await checkLocations(api, wire, call)));
+  return issues;
+}
+
+async function contains(
+  items: AsyncIterable<{ code: string; name: string }>,
+  value: string,
+): Promise<boolean> {
+  const wanted = value.toLowerCase();
+  for await (const item of items) {
+    if (item.code.toLowerCase() === wanted || item.name.toLowerCase() === wanted) return true;
+  }
+  return false;
+}
+
+/** `preflight: 'strict'`: every location name must exist in the location endpoints. */
+async function checkLocations(
+  api: BrowserApi,
+  wire: WireSessionFields,
+  call: CallOptions,
+): Promise<PreflightIssue[]> {
+  const issues: PreflightIssue[] = [];
+  const connection_type = wire.connection_type;
+  const { country, region, city } = wire as { country?: string; region?: string; city?: string };
+  if (
+    country &&
+    !(await contains(api.locations.countries({ search: country, connection_type }, call), country))
+  ) {
+    issues.push({
+      code: 'unknown_country',
+      field: 'country',
+      message: `"${country}" is not a country of the location list`,
+      suggestion: 'see `api.locations.countries()`',
+    });
+    return issues;
+  }
+  if (
+    country &&
+    region &&
+    !(await contains(api.locations.regions({ country, connection_type }, call), region))
+  ) {
+    issues.push({
+      code: 'unknown_region',
+      field: 'region',
+      message: `"${region}" is not a region of ${country}`,
+      suggestion: `see \`api.locations.regions({ country: '${country}' })\``,
+    });
+    return issues;
+  }
+  if (
+    country &&
+    city &&
+    region &&
+    !(await contains(api.locations.cities({ country, region, connection_type }, call), city))
+  ) {
+    issues.push({
+      code: 'unknown_city',
+      field: 'city',
+      message: `"${city}" is not a city of ${country}/${region}`,
+      suggestion: `see \`api.locations.cities({ country: '${country}', region: '${region}' })\``,
+    });
+  }
+  return issues;
+}

@@ -1,0 +1,77 @@
+/**
+ * Opt-in watchdog: a detached child process that deletes this process's sessions if this
+ * process dies without cleaning up (SIGKILL, OOM), when exit hooks cannot run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolveBrowserConfig } from '../http/config.js';
+import { activeLeases, onLeaseChange } from './session-lease.js';
+
+export interface WatchdogOptions {
+  /** Browser service token. Default: `REMOTE_BROWSER_TOKEN`. */
+  token?: string;
+  /** Browser service origin. Default: `REMOTE_BROWSER_URL`. */
+  baseUrl?: string;
+}
+
+export interface Watchdog {
+  /** The watchdog's pid. */
+  readonly pid: number | undefined;
+  /** Stops it without deleting anything (a clean shutdown). */
+  stop(): void;
+}
+
+let running: Watchdog | undefined;
+
+function childScript(): { command: string; args: string[] } {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // Built package: dist/watchdog.js beside the entry. From source (tests): the .ts file via tsx.
+  for (const file of [join(here, 'watchdog.js'), join(here, '..', 'watchdog.js')]) {
+    if (existsSync(file)) return { command: process.execPath, args: [file] };
+  }
+  return { command: process.execPath, args: ['--import', 'tsx', join(here, 'watchdog-child.ts')] };
+}
+
+/** Starts the watchdog once per process (later calls return the same one). */
+export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watchdog> {
+  if (running) return running;
+  const config = resolveBrowserConfig(options);
+  const { command, args } = childScript();
+  const child: ChildProcess = spawn(command, args, {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    env: {
+      ...process.env,
+      REMOTE_BROWSER_WATCHDOG_ORIGIN: config.baseUrl,
+      REMOTE_BROWSER_WATCHDOG_TOKEN: config.token,
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`watchdog exited early (code ${code})`)));
+  });
+  child.removeAllListeners('exit');
+  const send = (message: object) => {
+    if (child.connected) child.send(message);
+  };
+  for (const lease of activeLeases) send({ add: lease.id });
+  const unsubscribe = onLeaseChange((lease, event) =>
+    send(event === 'opened' ? { add: lease.id } : { remove: lease.id }),
+  );
+  // Neither the child nor its channel may keep this process alive.
+  child.unref();
+  (child.channel as { unref?: () => void } | undefined)?.unref?.();
+  running = {
+    pid: child.pid,
+    stop() {
+      unsubscribe();
+      send({ bye: true });
+      child.disconnect?.();
+      running = undefined;
+    },
+  };
+  return running;
+}

@@ -1,0 +1,92 @@
+/**
+ * Native Playwright browsers on remote sessions. The returned object is playwright-core's own
+ * `Browser`, connected over CDP; only its `close` is patched on the instance (never a Proxy:
+ * Playwright hands out the raw object through `context.browser()`), and `'disconnected'` is
+ * hooked, so the session is deleted exactly once however the browser goes away.
+ */
+import type { Browser, BrowserType } from 'playwright-core';
+import { createDebug } from '../http/debug.js';
+import { register } from '../launch/browser-registry.js';
+import {
+  adoptSession,
+  connectWithin,
+  type OpenedSession,
+  openSession,
+} from '../launch/open-session.js';
+import type { LaunchRemoteOptions } from '../launch/options.js';
+import { loadChromium } from './load.js';
+
+const debug = createDebug('playwright');
+
+export interface PlaywrightRemoteOptions extends LaunchRemoteOptions {
+  /**
+   * The BrowserType to connect with, e.g. the test runner's own `playwright.chromium`, so no
+   * second copy of Playwright is used. Default: `chromium` from playwright-core.
+   */
+  browserType?: BrowserType;
+  /** Passed to `connectOverCDP`: slows every operation by this many ms. Default: 0. */
+  slowMo?: number;
+}
+
+/** Creates a remote session and returns the native Playwright `Browser` connected to it. */
+export async function launchRemote(options: PlaywrightRemoteOptions = {}): Promise<Browser> {
+  const opened = await openSession(options, 'launchRemote');
+  return connect(opened, options, 'launchRemote');
+}
+
+/** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
+export async function connectRemote(
+  sessionId: string,
+  options: PlaywrightRemoteOptions = {},
+): Promise<Browser> {
+  const opened = await adoptSession(sessionId, options, 'connectRemote');
+  return connect(opened, options, 'connectRemote');
+}
+
+async function connect(
+  opened: OpenedSession,
+  options: PlaywrightRemoteOptions,
+  what: string,
+): Promise<Browser> {
+  let browser: Browser;
+  try {
+    const browserType = options.browserType ?? (await loadChromium(what));
+    browser = await connectWithin(
+      opened,
+      what,
+      (timeout) =>
+        browserType.connectOverCDP(opened.cdpUrl(), {
+          timeout,
+          ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
+        }),
+      (late) => late.close(),
+    );
+  } catch (error) {
+    throw await opened.abandon(error);
+  }
+  opened.connected();
+  attach(browser, opened);
+  return browser;
+}
+
+function attach(browser: Browser, opened: OpenedSession): void {
+  register(browser, opened);
+  const originalClose = browser.close;
+  // An own property shadows the prototype's; asyncDispose and context.browser().close() reach it too.
+  browser.close = async function close(this: Browser, closeOptions?: { reason?: string }) {
+    try {
+      await originalClose.call(browser, closeOptions);
+    } finally {
+      await opened.finish();
+    }
+  };
+  browser.once('disconnected', () => {
+    opened
+      .finish()
+      .catch((error: unknown) =>
+        debug(
+          `deleting session ${opened.info.id} after disconnect failed: ${(error as Error).message}`,
+        ),
+      );
+  });
+}

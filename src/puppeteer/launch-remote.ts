@@ -1,0 +1,125 @@
+/**
+ * Native Puppeteer browsers on remote sessions. Puppeteer's own `close()` on a connected
+ * browser would kill the remote Chromium through CDP and its `[Symbol.asyncDispose]` only
+ * disconnects, so both are patched on the instance (never a Proxy: `#private` fields throw
+ * through one) to disconnect and DELETE the session exactly once. `disconnect()` detaches and
+ * keeps the session, for reconnect flows. `browser.wsEndpoint()` returns the cdp_url: a secret.
+ */
+import type { Browser, ConnectOptions, Viewport } from 'puppeteer-core';
+import { createDebug } from '../http/debug.js';
+import { register } from '../launch/browser-registry.js';
+import {
+  adoptSession,
+  connectWithin,
+  type OpenedSession,
+  openSession,
+} from '../launch/open-session.js';
+import type { LaunchRemoteOptions } from '../launch/options.js';
+import { loadPuppeteer } from './load.js';
+
+const debug = createDebug('puppeteer');
+
+export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
+  /**
+   * Viewport for new pages. Default: `null`, so pages keep the remote window's size (the
+   * session's fingerprint) instead of Puppeteer's 800x600.
+   */
+  defaultViewport?: Viewport | null;
+  /** Passed to `puppeteer.connect`. Default: Puppeteer's (180000). */
+  protocolTimeout?: number;
+  /** Passed to `puppeteer.connect`. Default: 0. */
+  slowMo?: number;
+  /** Passed to `puppeteer.connect`. */
+  targetFilter?: ConnectOptions['targetFilter'];
+  /** Passed to `puppeteer.connect`. */
+  acceptInsecureCerts?: boolean;
+}
+
+/** Creates a remote session and returns the native Puppeteer `Browser` connected to it. */
+export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promise<Browser> {
+  const opened = await openSession(options, 'launchRemote');
+  return connect(opened, options, 'launchRemote');
+}
+
+/** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
+export async function connectRemote(
+  sessionId: string,
+  options: PuppeteerRemoteOptions = {},
+): Promise<Browser> {
+  const opened = await adoptSession(sessionId, options, 'connectRemote');
+  return connect(opened, options, 'connectRemote');
+}
+
+async function connect(
+  opened: OpenedSession,
+  options: PuppeteerRemoteOptions,
+  what: string,
+): Promise<Browser> {
+  let browser: Browser;
+  try {
+    const puppeteer = await loadPuppeteer(what);
+    browser = await connectWithin(
+      opened,
+      what,
+      () =>
+        puppeteer.connect({
+          browserWSEndpoint: opened.cdpUrl(),
+          defaultViewport: options.defaultViewport === undefined ? null : options.defaultViewport,
+          ...(options.protocolTimeout !== undefined
+            ? { protocolTimeout: options.protocolTimeout }
+            : {}),
+          ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
+          ...(options.targetFilter !== undefined ? { targetFilter: options.targetFilter } : {}),
+          ...(options.acceptInsecureCerts !== undefined
+            ? { acceptInsecureCerts: options.acceptInsecureCerts }
+            : {}),
+        }),
+      (late) => late.disconnect(),
+    );
+  } catch (error) {
+    // Puppeteer rejects with a `ws` ErrorEvent that prints the URL: abandon() builds a clean Error.
+    throw await opened.abandon(error);
+  }
+  opened.connected();
+  attach(browser, opened);
+  return browser;
+}
+
+function attach(browser: Browser, opened: OpenedSession): void {
+  register(browser, opened);
+  const originalDisconnect = browser.disconnect;
+  let keep = false;
+
+  const closeAndDelete = async () => {
+    if (browser.connected) await originalDisconnect.call(browser);
+    await opened.finish();
+  };
+  Object.defineProperty(browser, 'close', {
+    configurable: true,
+    writable: true,
+    value: closeAndDelete,
+  });
+  Object.defineProperty(browser, Symbol.asyncDispose, {
+    configurable: true,
+    writable: true,
+    value: closeAndDelete,
+  });
+  Object.defineProperty(browser, 'disconnect', {
+    configurable: true,
+    writable: true,
+    value: async () => {
+      keep = true;
+      await originalDisconnect.call(browser);
+      await opened.finish(true);
+    },
+  });
+  browser.once('disconnected', () => {
+    opened
+      .finish(keep)
+      .catch((error: unknown) =>
+        debug(
+          `deleting session ${opened.info.id} after disconnect failed: ${(error as Error).message}`,
+        ),
+      );
+  });
+}

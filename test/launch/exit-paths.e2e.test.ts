@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { reapSessions } from '../../src/launch/reap.js';
+import { eventually } from '../helpers/pages.js';
+
+let emu: EmulatorHandle;
+let cacheDir: string;
+const child = new URL('../fixtures/launch-child.ts', import.meta.url).pathname;
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  cacheDir = mkdtempSync(join(tmpdir(), 'rb-exit-'));
+});
+afterAll(async () => {
+  await emu?.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+interface Child {
+  proc: ChildProcess;
+  sessionId: string;
+  token: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+}
+
+async function runChild(mode: string): Promise<Child> {
+  const account = await emu.admin.createAccount({});
+  const proc = spawn(process.execPath, ['--import', 'tsx', child], {
+    env: {
+      ...process.env,
+      CHILD_MODE: mode,
+      REMOTE_BROWSER_URL: emu.url,
+      REMOTE_BROWSER_TOKEN: account.token,
+      REMOTE_BROWSER_PROXY_PASSWORD: account.proxyPassword,
+      REMOTE_BROWSER_CACHE_DIR: cacheDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d) => {
+    out += d;
+  });
+  proc.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await eventually(
+    () => /session (\S+)/.test(out) || proc.exitCode !== null,
+    60_000,
+    'the child to launch',
+  );
+  const sessionId = /session (\S+)/.exec(out)?.[1];
+  if (!sessionId) throw new Error(`child failed: ${out}`);
+  return { proc, sessionId, token: account.token, output: () => out, exited };
+}
+
+async function isRunning({
+  sessionId,
+  token,
+}: Pick<Child, 'sessionId' | 'token'>): Promise<boolean> {
+  const api = new BrowserApi({ baseUrl: emu.url, token });
+  try {
+    return (await api.sessions.retrieve(sessionId)).status === 'running';
+  } finally {
+    await api.close();
+  }
+}
+
+describe('process exit paths', () => {
+  it('installExitHooks deletes the session on SIGTERM and the process still dies of SIGTERM', async () => {
+    const run = await runChild('hooks');
+    expect(await isRunning(run)).toBe(true);
+    run.proc.kill('SIGTERM');
+    const { signal } = await run.exited;
+    expect(signal).toBe('SIGTERM');
+    expect(await isRunning(run)).toBe(false);
+  });
+
+  it('keeps the host its own SIGINT shutdown while deleting the session', async () => {
+    const run = await runChild('hooks host-sigint');
+    run.proc.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code).toBe(0);
+    expect(run.output()).toContain('host shutdown');
+    expect(await isRunning(run)).toBe(false);
+  });
+
+  it('the watchdog deletes the sessions of a parent that was SIGKILLed', async () => {
+    const run = await runChild('watchdog');
+    run.proc.kill('SIGKILL');
+    await run.exited;
+    await eventually(
+      async () => !(await isRunning(run)),
+      15_000,
+      'the watchdog to delete the session',
+    );
+  });
+
+  it('reapSessions ends what a SIGKILLed run without hooks left behind, from the ledger', async () => {
+    const run = await runChild('');
+    run.proc.kill('SIGKILL');
+    await run.exited;
+    expect(await isRunning(run)).toBe(true);
+    const api = new BrowserApi({ baseUrl: emu.url, token: run.token });
+    const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
+    process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+    try {
+      const result = await reapSessions({ api });
+      expect(result.ended).toContain(run.sessionId);
+    } finally {
+      process.env.REMOTE_BROWSER_CACHE_DIR = previous;
+      await api.close();
+    }
+    expect(await isRunning(run)).toBe(false);
+  });
+});

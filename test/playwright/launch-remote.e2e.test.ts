@@ -1,0 +1,308 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { type BrowserType, chromium as realChromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { clearPreflightCache } from '../../src/launch/preflight.js';
+import {
+  chromium,
+  connectRemote,
+  LaunchError,
+  launchRemote,
+  PreflightError,
+  recordingOf,
+  sessionOf,
+} from '../../src/playwright/index.js';
+import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+
+let emu: EmulatorHandle;
+let site: TestSite;
+let cacheDir: string;
+let account: { token: string; proxyPassword: string };
+let api: BrowserApi;
+
+const running = async () => (await emu.admin.state()).runningSessions;
+
+beforeAll(async () => {
+  cacheDir = mkdtempSync(join(tmpdir(), 'rb-ledger-'));
+  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+  emu = await startEmulator({ recordingPublicationDelayMs: 500 });
+  site = await startTestSite();
+});
+
+afterAll(async () => {
+  await site?.close();
+  await emu?.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+async function freshAccount(limits?: { concurrentSessions?: number }) {
+  account = await emu.admin.createAccount(limits ? { limits } : {});
+  api = new BrowserApi({
+    baseUrl: emu.url,
+    token: account.token,
+    proxyPassword: account.proxyPassword,
+  });
+  return account;
+}
+
+afterEach(async () => {
+  await api?.close();
+  clearPreflightCache();
+});
+
+/** A real BrowserType whose connectOverCDP is replaced for one failure mode. */
+function brokenBrowserType(connectOverCDP: BrowserType['connectOverCDP']): BrowserType {
+  return Object.assign(Object.create(realChromium), { connectOverCDP });
+}
+
+describe('launchRemote (Playwright)', () => {
+  it('returns a native Browser on the session: navigate, default context, sessionOf', async () => {
+    await freshAccount();
+    const browser = await launchRemote({ api, country: 'us' });
+    try {
+      expect(browser.constructor.name).toMatch(/Browser/);
+      const context = browser.contexts()[0];
+      expect(context).toBeDefined();
+      const page = context?.pages()[0] ?? (await context!.newPage());
+      await page.goto(site.url('/'));
+      expect(await page.title()).toBe('Home');
+      const info = sessionOf(browser);
+      expect(info.id).toMatch(/\S/);
+      expect(info.liveViewUrl).toMatch(/^http/);
+      expect(info.config.country).toBe('us');
+      expect(JSON.stringify(info)).not.toContain('token=');
+      expect(await running()).toBe(1);
+    } finally {
+      await browser.close();
+    }
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session exactly once when close() is called twice', async () => {
+    await freshAccount();
+    const end = vi.spyOn(api.sessions, 'end');
+    const browser = await launchRemote({ api });
+    await Promise.all([browser.close(), browser.close()]);
+    await browser.close();
+    expect(end).toHaveBeenCalledTimes(1);
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session when closed through context.browser().close()', async () => {
+    await freshAccount();
+    const end = vi.spyOn(api.sessions, 'end');
+    const browser = await launchRemote({ api });
+    await browser.contexts()[0]!.browser()!.close();
+    expect(end).toHaveBeenCalledTimes(1);
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session through Symbol.asyncDispose (await using)', async () => {
+    await freshAccount();
+    const end = vi.spyOn(api.sessions, 'end');
+    {
+      await using browser = await launchRemote({ api });
+      expect(browser.isConnected()).toBe(true);
+    }
+    expect(end).toHaveBeenCalledTimes(1);
+    expect(await running()).toBe(0);
+  });
+
+  it('cleans up once when the session is killed remotely and the browser disconnects', async () => {
+    await freshAccount();
+    const end = vi.spyOn(api.sessions, 'end');
+    const browser = await launchRemote({ api });
+    const other = new BrowserApi({ baseUrl: emu.url, token: account.token });
+    await other.sessions.end(sessionOf(browser).id);
+    await other.close();
+    await eventually(() => !browser.isConnected(), 10_000, 'disconnect');
+    await eventually(() => end.mock.calls.length === 1, 5000, 'the lease to run');
+    await browser.close();
+    expect(end).toHaveBeenCalledTimes(1);
+  });
+
+  it('cleans up when the idle timeout ends the session', async () => {
+    await freshAccount();
+    const browser = await launchRemote({ api, idleTimeoutMinutes: 1 });
+    await emu.admin.advanceClock(2 * 60_000);
+    await eventually(() => !browser.isConnected(), 15_000, 'idle disconnect');
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session and says so when the connect is refused (bad URL)', async () => {
+    await freshAccount();
+    const type = brokenBrowserType((url: string, opts?: object) =>
+      realChromium.connectOverCDP(url.replace(/token=[^&]+/, 'token=wrong-token-0000'), opts),
+    );
+    const err: any = await launchRemote({ api, browserType: type, timeout: 20_000 }).catch(
+      (e) => e,
+    );
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/could not connect to session .*; the session was deleted/);
+    expect(inspect(err, { depth: 5 })).not.toContain(account.token);
+    expect(inspect(err, { depth: 5 })).not.toMatch(/token=(?!\[REDACTED\])/);
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session when the connect times out', async () => {
+    await freshAccount();
+    const type = brokenBrowserType(() => new Promise(() => {}));
+    const started = Date.now();
+    const err: any = await launchRemote({ api, browserType: type, timeout: 4000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/timed out.*the session was deleted/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session when the caller aborts during connect', async () => {
+    await freshAccount();
+    const controller = new AbortController();
+    const type = brokenBrowserType(() => {
+      setTimeout(() => controller.abort(new Error('user gave up')), 50);
+      return new Promise(() => {});
+    });
+    const err: any = await launchRemote({
+      api,
+      browserType: type,
+      signal: controller.signal,
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/aborted/);
+    expect(await running()).toBe(0);
+  });
+
+  it('reconciles a create whose response timed out after the service created the session', async () => {
+    await freshAccount();
+    await emu.admin.injectFault({
+      method: 'POST',
+      path: '/api/v2/browser/sessions',
+      delayMs: 6000,
+      afterHandling: true,
+    });
+    const err: any = await launchRemote({ api, timeout: 2500, preflight: false }).catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/got no answer.*was ended.*not retried/);
+    expect(await running()).toBe(0);
+    expect((await emu.admin.state()).sessions).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reconciles a create whose connection dropped after the service created the session, without retrying it', async () => {
+    await freshAccount();
+    const before = (await emu.admin.state()).sessions;
+    await emu.admin.injectFault({
+      method: 'POST',
+      path: '/api/v2/browser/sessions',
+      dropConnection: true,
+      afterHandling: true,
+    });
+    const err: any = await launchRemote({ api, preflight: false }).catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/was ended/);
+    expect(await running()).toBe(0);
+    expect((await emu.admin.state()).sessions - before).toBe(1);
+  });
+
+  it('waits for a free slot on 429 so 2x the session limit all launch', async () => {
+    await freshAccount({ concurrentSessions: 2 });
+    const runs = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        const browser = await launchRemote({ api, timeout: 90_000 });
+        const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+        await page.goto(site.url('/'));
+        const title = await page.title();
+        await browser.close();
+        return title;
+      }),
+    );
+    expect(runs).toEqual(['Home', 'Home', 'Home', 'Home']);
+    expect(await running()).toBe(0);
+  });
+
+  it('fails fast with the service issues when the preflight rejects the targeting', async () => {
+    await freshAccount();
+    const before = (await emu.admin.state()).sessions;
+    const err: any = await launchRemote({ api, filterMode: 'fastest' as never }).catch((e) => e);
+    expect(err).toBeInstanceOf(PreflightError);
+    expect(err.issues[0].code).toBe('unsupported_filter_mode');
+    expect(err.message).toMatch(/filter_mode/);
+    expect((await emu.admin.state()).sessions).toBe(before);
+  });
+
+  it('checks location names against the location endpoints in strict preflight', async () => {
+    await freshAccount();
+    const err: any = await launchRemote({
+      api,
+      country: 'us',
+      region: 'atlantis',
+      preflight: 'strict',
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(PreflightError);
+    expect(err.issues.map((i: { field: string }) => i.field)).toContain('region');
+    expect(await running()).toBe(0);
+  });
+
+  it('keeps the session with keepSession and reconnects with connectRemote', async () => {
+    await freshAccount();
+    const first = await launchRemote({ api, keepSession: true });
+    const id = sessionOf(first).id;
+    await first.close();
+    expect(await running()).toBe(1);
+    const again = await connectRemote(id, { api });
+    expect(sessionOf(again).id).toBe(id);
+    await again.close();
+    expect(await running()).toBe(0);
+  });
+
+  it('downloads the recording after close()', async () => {
+    await freshAccount();
+    const dir = mkdtempSync(join(tmpdir(), 'rb-rec-'));
+    try {
+      const browser = await launchRemote({ api, recording: { dir } });
+      const page = browser.contexts()[0]!.pages()[0]!;
+      await page.goto(site.url('/'));
+      await page.waitForTimeout(1200);
+      await browser.close();
+      const { files } = await recordingOf(browser);
+      expect(files.length).toBeGreaterThanOrEqual(1);
+      expect(readFileSync(files[0]!).subarray(0, 4).toString('hex')).toBe('1a45dfa3');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('chromium drop-in', () => {
+  it('chromium.launch() runs remotely and rejects local-binary options by name', async () => {
+    await freshAccount();
+    const err: any = await chromium
+      .launch({ executablePath: '/usr/bin/chromium', args: ['--x'], remote: { api } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/`executablePath`, `args` cannot apply/);
+    expect(await running()).toBe(0);
+    const browser = await chromium.launch({ headless: true, remote: { api } });
+    expect(await running()).toBe(1);
+    await browser.close();
+    expect(await running()).toBe(0);
+  });
+
+  it('launchPersistentContext keeps cookies in a saved profile across runs', async () => {
+    await freshAccount();
+    const first = await chromium.launchPersistentContext('checkout', { remote: { api } });
+    await (first.pages()[0] ?? (await first.newPage())).goto(site.url('/'));
+    await first.close();
+    expect(await running()).toBe(0);
+    const second = await chromium.launchPersistentContext('checkout', { remote: { api } });
+    const page = second.pages()[0] ?? (await second.newPage());
+    await page.goto(site.url('/cookie'));
+    expect(await page.title()).toBe('cookie=visited=yes');
+    await second.close();
+    expect((await api.profiles.list()).filter((p) => p.name === 'checkout')).toHaveLength(1);
+    expect(await running()).toBe(0);
+  });
+});
