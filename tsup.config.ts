@@ -20,7 +20,8 @@ export default defineConfig([
     external: ['playwright-core', '@playwright/test', 'puppeteer-core'],
   },
   {
-    entry: { cli: 'src/cli/bin.ts' },
+    // The watchdog runs as its own process: a standalone file beside the entries.
+    entry: { cli: 'src/cli/bin.ts', watchdog: 'src/launch/watchdog-child.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',

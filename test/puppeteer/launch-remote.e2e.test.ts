@@ -1,0 +1,132 @@
+import { inspect } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { clearPreflightCache } from '../../src/launch/preflight.js';
+import {
+  connectRemote,
+  LaunchError,
+  launchRemote,
+  puppeteer,
+  sessionOf,
+} from '../../src/puppeteer/index.js';
+import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+
+let emu: EmulatorHandle;
+let site: TestSite;
+let api: BrowserApi;
+let token: string;
+
+const running = async () => (await emu.admin.state()).runningSessions;
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+  await emu?.close();
+});
+afterEach(async () => {
+  await api?.close();
+  clearPreflightCache();
+});
+
+async function freshApi() {
+  const account = await emu.admin.createAccount({});
+  token = account.token;
+  api = new BrowserApi({
+    baseUrl: emu.url,
+    token: account.token,
+    proxyPassword: account.proxyPassword,
+  });
+  return api;
+}
+
+describe('launchRemote (Puppeteer)', () => {
+  it('returns a native Browser with the remote window size (defaultViewport null)', async () => {
+    await freshApi();
+    const browser = await launchRemote({ api, country: 'us' });
+    try {
+      const [page] = await browser.pages();
+      await page!.goto(site.url('/form'));
+      await page!.type('#q', 'shoes');
+      await page!.click('#go');
+      expect(await page!.title()).toBe('Sent shoes');
+      expect(page!.viewport()).toBeNull();
+      expect(sessionOf(browser).config.country).toBe('us');
+    } finally {
+      await browser.close();
+    }
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session exactly once across close(), asyncDispose and the disconnect event', async () => {
+    await freshApi();
+    const end = vi.spyOn(api.sessions, 'end');
+    {
+      await using browser = await launchRemote({ api });
+      await browser.close();
+      await browser.close();
+    }
+    expect(end).toHaveBeenCalledTimes(1);
+    expect(await running()).toBe(0);
+  });
+
+  it('disconnect() detaches without deleting, for a later connectRemote', async () => {
+    await freshApi();
+    const browser = await launchRemote({ api });
+    const id = sessionOf(browser).id;
+    await browser.disconnect();
+    expect(await running()).toBe(1);
+    const again = await connectRemote(id, { api });
+    await again.close();
+    expect(await running()).toBe(0);
+  });
+
+  it('cleans up when the session is ended remotely', async () => {
+    await freshApi();
+    const end = vi.spyOn(api.sessions, 'end');
+    const browser = await launchRemote({ api });
+    const other = new BrowserApi({ baseUrl: emu.url, token });
+    await other.sessions.end(sessionOf(browser).id);
+    await other.close();
+    await eventually(() => !browser.connected, 10_000, 'disconnect');
+    await eventually(() => end.mock.calls.length === 1, 5000, 'the lease to run');
+  });
+
+  it('turns a refused connect (a ws ErrorEvent) into a clean error without the cdp_url, and deletes the session', async () => {
+    await freshApi();
+    // The emulator refuses the next CDP websocket upgrade, as a dead or misrouted endpoint would.
+    await emu.admin.injectFault({ path: '/cdp/*', status: 502 });
+    const err: any = await launchRemote({ api, timeout: 20_000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/could not connect to session .*the session was deleted/);
+    expect(err.cause).toBeInstanceOf(Error);
+    for (const text of [
+      err.message,
+      inspect(err, { depth: 8 }),
+      inspect(err.cause, { depth: 8 }),
+      JSON.stringify(err),
+    ]) {
+      expect(text).not.toMatch(/token=(?!\[REDACTED\])/);
+      expect(text).not.toContain(token);
+    }
+    expect(await running()).toBe(0);
+  });
+});
+
+describe('puppeteer drop-in', () => {
+  it('puppeteer.launch() runs remotely and names local-only options in its error', async () => {
+    await freshApi();
+    const err: any = await puppeteer
+      .launch({ userDataDir: '/tmp/x', remote: { api } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/`userDataDir` cannot apply.*profile/);
+    const browser = await puppeteer.launch({ headless: true, remote: { api } });
+    expect(await running()).toBe(1);
+    await browser.close();
+    expect(await running()).toBe(0);
+  });
+});
