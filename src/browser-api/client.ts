@@ -1,0 +1,63 @@
+/** `BrowserApi`: one typed client for every endpoint of the browser service (browser-api.md). */
+import type { Dispatcher } from 'undici';
+import { BROWSER_API_PATH, type BrowserConfigInput, resolveBrowserConfig } from '../http/config.js';
+import type { RetryOptions } from '../http/retry-policy.js';
+import { Transport } from '../http/transport.js';
+import { Configurations } from './resources/configurations.js';
+import { Locations } from './resources/locations.js';
+import { Profiles } from './resources/profiles.js';
+import { ProxyResource } from './resources/proxy.js';
+import { Sessions } from './resources/sessions.js';
+import { Tools } from './resources/tools.js';
+
+export interface BrowserApiOptions extends BrowserConfigInput {
+  /** Default per-call timeout in ms, retries included. Default 60000; `0` for none. */
+  timeout?: number | undefined;
+  /**
+   * Retry policy of idempotent calls (GET, DELETE, validate, profile update). Session creation
+   * and page actions are never retried. Defaults: 2 retries, 500 ms base, Retry-After honoured
+   * up to 60 s.
+   */
+  retry?: RetryOptions | undefined;
+  /** undici dispatcher (proxies, tests). Default: a keep-alive Agent owned by the client. */
+  dispatcher?: Dispatcher | undefined;
+}
+
+export class BrowserApi {
+  /** The service origin in use, without the API path. */
+  readonly origin: string;
+  readonly sessions: Sessions;
+  readonly profiles: Profiles;
+  readonly locations: Locations;
+  readonly proxy: ProxyResource;
+  readonly configurations: Configurations;
+  readonly tools: Tools;
+  readonly #transport: Transport;
+
+  /** Throws a ConfigurationError naming the env var when the token or URL is missing. */
+  constructor(options: BrowserApiOptions = {}) {
+    const config = resolveBrowserConfig(options);
+    this.origin = config.baseUrl;
+    this.#transport = new Transport({
+      service: 'browser',
+      origin: config.baseUrl,
+      apiPath: BROWSER_API_PATH,
+      authorization: `Bearer ${config.token}`,
+      unwrapData: true,
+      timeout: options.timeout,
+      retry: options.retry,
+      dispatcher: options.dispatcher,
+    });
+    this.sessions = new Sessions(this.#transport, config.proxyPassword);
+    this.profiles = new Profiles(this.#transport);
+    this.locations = new Locations(this.#transport);
+    this.proxy = new ProxyResource(this.#transport);
+    this.configurations = new Configurations(this.#transport);
+    this.tools = new Tools(this.#transport);
+  }
+
+  /** Releases pooled connections. Sessions are not ended: they belong to the caller. */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+}

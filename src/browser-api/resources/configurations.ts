@@ -1,0 +1,35 @@
+/** `POST /configurations/validate`: checks targeting with the same logic as session creation. */
+import type { CallOptions } from '../../http/call-options.js';
+import type { Transport } from '../../http/transport.js';
+import { parseRequest } from '../request-validation.js';
+import {
+  type ConfigurationParams,
+  ConfigurationParamsSchema,
+  type ValidationResult,
+  ValidationResultSchema,
+} from '../schemas/configurations.js';
+
+export class Configurations {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /**
+   * A bad config is a 200 with `valid: false` and `issues`, not an error. A POST, but it
+   * changes nothing, so it is retried like a GET.
+   */
+  validate(config: ConfigurationParams, opts: CallOptions = {}): Promise<ValidationResult> {
+    const what = 'configurations.validate';
+    return this.#transport.request({
+      ...opts,
+      what,
+      method: 'POST',
+      path: '/configurations/validate',
+      body: parseRequest(what, ConfigurationParamsSchema, config),
+      idempotent: true,
+      schema: ValidationResultSchema,
+    });
+  }
+}

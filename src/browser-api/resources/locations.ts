@@ -1,0 +1,75 @@
+/** `GET /locations/{level}`: the codes sessions and `validate` accept for proxy targeting. */
+import { z } from 'zod';
+import type { CallOptions } from '../../http/call-options.js';
+import type { QueryValue, Transport } from '../../http/transport.js';
+import { parseRequest } from '../request-validation.js';
+import {
+  type CityParams,
+  type CountryParams,
+  type IspParams,
+  LocationItemSchema,
+  type LocationLevel,
+  LocationParamsSchemas,
+  type RegionParams,
+  type ZipCodeParams,
+} from '../schemas/locations.js';
+import { LocationsPage } from './locations-page.js';
+
+const ItemsSchema = z.array(LocationItemSchema);
+
+export class Locations {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  countries(params: CountryParams = {}, opts: CallOptions = {}): LocationsPage {
+    return this.#level('countries', params, opts);
+  }
+
+  /** Requires `country`. */
+  regions(params: RegionParams, opts: CallOptions = {}): LocationsPage {
+    return this.#level('regions', params, opts);
+  }
+
+  /** Requires `country` and `region`. */
+  cities(params: CityParams, opts: CallOptions = {}): LocationsPage {
+    return this.#level('cities', params, opts);
+  }
+
+  /** Requires `country`. */
+  isps(params: IspParams, opts: CallOptions = {}): LocationsPage {
+    return this.#level('isps', params, opts);
+  }
+
+  /** Requires `country`; `region` and `city` narrow the list. */
+  zipCodes(params: ZipCodeParams, opts: CallOptions = {}): LocationsPage {
+    return this.#level('zip-codes', params, opts);
+  }
+
+  #level(level: LocationLevel, params: object | undefined, opts: CallOptions): LocationsPage {
+    const what = `locations.${level === 'zip-codes' ? 'zipCodes' : level}`;
+    let query: Record<string, unknown> = {};
+    let error: unknown;
+    try {
+      query = parseRequest(what, LocationParamsSchemas[level], params ?? {});
+    } catch (caught) {
+      error = caught;
+    }
+    return new LocationsPage(
+      (page, call) =>
+        this.#transport.request({
+          ...call,
+          what,
+          method: 'GET',
+          path: `/locations/${level}`,
+          query: { ...(query as Record<string, QueryValue>), ...page },
+          schema: ItemsSchema,
+        }),
+      query as { limit?: number; offset?: number },
+      opts,
+      error,
+    );
+  }
+}

@@ -1,0 +1,22 @@
+/** `GET /proxy/options`: the targeting vocabulary with its defaults. */
+import type { CallOptions } from '../../http/call-options.js';
+import type { Transport } from '../../http/transport.js';
+import { type ProxyOptions, ProxyOptionsSchema } from '../schemas/proxy.js';
+
+export class ProxyResource {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  options(opts: CallOptions = {}): Promise<ProxyOptions> {
+    return this.#transport.request({
+      ...opts,
+      what: 'proxy.options',
+      method: 'GET',
+      path: '/proxy/options',
+      schema: ProxyOptionsSchema,
+    });
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Streaming recording downloads. A video is never buffered: the response body is piped to a
+ * temporary file that is renamed when complete, so a reader never sees half a video under the
+ * final name. Signed URLs live ~10 minutes, so an expired one (by its `video_url_expires_at`,
+ * or a 403/404/410 from the storage host) is replaced by listing again, once per recording.
+ * `transport.stream` sends no Authorization header to a signed URL.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type CallOptions, callScope } from '../../http/call-options.js';
+import { isApiError, RemoteBrowserError } from '../../http/errors.js';
+import type { StreamResponse, Transport } from '../../http/transport.js';
+import type { Recording } from '../schemas/recordings.js';
+
+export interface DownloadProgress {
+  recordingId: string;
+  receivedBytes: number;
+  /** From Content-Length, else the recording's `size_bytes`. */
+  totalBytes?: number | undefined;
+}
+
+export interface DownloadOptions extends CallOptions {
+  /** Download only this recording. Default: all of them to a dir; the primary one to a stream. */
+  recordingId?: string | undefined;
+  /** Called for every chunk received. */
+  onProgress?: ((progress: DownloadProgress) => void) | undefined;
+  /** Milliseconds for the whole download, listing included. Default 600000; 0 for none. */
+  timeout?: number | undefined;
+}
+
+export interface StreamedRecording {
+  recordingId: string;
+  /** The listing entry whose URL was used (the fresh one after a re-list). */
+  recording: Recording;
+  bytes: number;
+  contentType: string | undefined;
+}
+
+export interface DownloadedRecording extends StreamedRecording {
+  /** Absolute path of the complete file. */
+  path: string;
+}
+
+type Target = { dir: string } | { stream: NodeJS.WritableStream | Writable };
+
+interface Source {
+  transport: Transport;
+  list(opts: CallOptions): Promise<Recording[]>;
+}
+
+/** Statuses storage hosts use for an expired or revoked signed URL. */
+const EXPIRED_STATUSES = new Set([403, 404, 410]);
+/** A URL this close to expiry is re-listed before use rather than failing mid-download. */
+const EXPIRY_MARGIN_MS = 5_000;
+
+const EXTENSIONS: Record<string, string> = {
+  'video/webm': 'webm',
+  'video/mp4': 'mp4',
+  'video/x-matroska': 'mkv',
+  'video/quicktime': 'mov',
+  'video/ogg': 'ogv',
+  'application/octet-stream': 'bin',
+};
+
+/** `video/webm; codecs=vp8` → `webm`; an unknown `video/x-foo` → `x-foo`; nothing → `bin`. */
+export function extensionFor(contentType: string | undefined): string {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const known = EXTENSIONS[type];
+  if (known) return known;
+  const subtype = /^[a-z]+\/([a-z0-9.+-]+)$/.exec(type)?.[1];
+  return subtype && /^[a-z0-9-]{1,12}$/.test(subtype) ? subtype : 'bin';
+}
+
+function fileSafe(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+function header(response: StreamResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function expired(recording: Recording): boolean {
+  return Date.parse(recording.video_url_expires_at) <= Date.now() + EXPIRY_MARGIN_MS;
+}
+
+export async function downloadRecordings(
+  source: Source,
+  sessionId: string,
+  target: Target,
+  options: DownloadOptions,
+): Promise<StreamedRecording[]> {
+  const what = `recordings.download(${sessionId})`;
+  const scope = callScope(options, 600_000);
+  const call = { signal: scope.signal };
+  try {
+    const listed = await source.list(call);
+    const chosen = choose(what, listed, target, options.recordingId);
+    const relist = async (id: string): Promise<Recording> => {
+      const fresh = (await source.list(call)).find((r) => r.id === id);
+      if (!fresh) throw new RemoteBrowserError(`${what}: recording ${id} is no longer listed`);
+      return fresh;
+    };
+    const out: StreamedRecording[] = [];
+    for (const first of chosen) {
+      let recording = expired(first) ? await relist(first.id) : first;
+      let refreshed = recording !== first;
+      let response: StreamResponse;
+      for (;;) {
+        try {
+          response = await source.transport.stream({
+            url: recording.video_url,
+            what,
+            signal: scope.signal,
+          });
+          break;
+        } catch (error) {
+          if (refreshed || !isApiError(error) || !EXPIRED_STATUSES.has(error.status)) throw error;
+          recording = await relist(recording.id);
+          refreshed = true;
+        }
+      }
+      out.push(await save(what, sessionId, recording, response, target, options, scope.signal));
+    }
+    return out;
+  } catch (error) {
+    if (scope.signal.aborted) throw scope.abortError(what);
+    throw error;
+  } finally {
+    scope.dispose();
+  }
+}
+
+function choose(
+  what: string,
+  listed: Recording[],
+  target: Target,
+  recordingId?: string,
+): Recording[] {
+  if (listed.length === 0) {
+    throw new RemoteBrowserError(
+      `${what}: no recordings are published yet (they appear after the session ends; wait with recordings.waitForPublished())`,
+    );
+  }
+  if (recordingId !== undefined) {
+    const match = listed.find((r) => r.id === recordingId);
+    if (!match)
+      throw new RemoteBrowserError(`${what}: the session has no recording ${recordingId}`);
+    return [match];
+  }
+  if ('stream' in target) return [listed.find((r) => r.is_primary) ?? (listed[0] as Recording)];
+  return listed;
+}
+
+async function save(
+  what: string,
+  sessionId: string,
+  recording: Recording,
+  response: StreamResponse,
+  target: Target,
+  options: DownloadOptions,
+  signal: AbortSignal,
+): Promise<StreamedRecording | DownloadedRecording> {
+  const contentType = header(response, 'content-type');
+  const length = Number(header(response, 'content-length'));
+  const totalBytes = Number.isFinite(length) && length >= 0 ? length : recording.size_bytes;
+  let bytes = 0;
+  const count = async function* (chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
+      bytes += chunk.length;
+      options.onProgress?.({ recordingId: recording.id, receivedBytes: bytes, totalBytes });
+      yield chunk;
+    }
+  };
+  const result = { recordingId: recording.id, recording, contentType };
+  if ('stream' in target) {
+    await pipeline(response.body, count, target.stream, { signal });
+    return { ...result, bytes };
+  }
+  const dir = resolve(target.dir);
+  await mkdir(dir, { recursive: true });
+  const name = `${fileSafe(sessionId)}-${fileSafe(recording.id)}.${extensionFor(contentType)}`;
+  const path = join(dir, name);
+  const temp = join(dir, `.${name}.${randomUUID().slice(0, 8)}.part`);
+  try {
+    await pipeline(response.body, count, createWriteStream(temp), { signal });
+    await rename(temp, path);
+  } catch (error) {
+    response.body.destroy();
+    await rm(temp, { force: true });
+    throw error instanceof Error && error.name === 'AbortError' ? error : wrap(what, error);
+  }
+  return { ...result, bytes, path };
+}
+
+function wrap(what: string, error: unknown): unknown {
+  if (error instanceof RemoteBrowserError) return error;
+  return new RemoteBrowserError(
+    `${what}: writing the recording failed: ${(error as Error).message}`,
+    {
+      cause: error,
+    },
+  );
+}

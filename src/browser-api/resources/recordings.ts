@@ -1,0 +1,83 @@
+/** `GET /sessions/{id}/recordings`: published once a session ends; URLs live ~10 minutes. */
+import type { Writable } from 'node:stream';
+import { z } from 'zod';
+import type { CallOptions } from '../../http/call-options.js';
+import { poll } from '../../http/polling.js';
+import type { Transport } from '../../http/transport.js';
+import { idSegment } from '../path.js';
+import { type Recording, RecordingSchema } from '../schemas/recordings.js';
+import {
+  type DownloadedRecording,
+  type DownloadOptions,
+  downloadRecordings,
+  type StreamedRecording,
+} from './recording-download.js';
+
+export interface WaitForPublishedOptions extends CallOptions {
+  /** Milliseconds for the whole wait. Default 120000; 0 waits forever. */
+  timeout?: number | undefined;
+  /** Pause between polls in ms. Default 2000. */
+  intervalMs?: number | undefined;
+}
+
+export class Recordings {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /** Empty while the session runs. `video_url`s expire: list again right before playing. */
+  list(sessionId: string, opts: CallOptions = {}): Promise<Recording[]> {
+    const what = 'recordings.list';
+    return this.#transport.request({
+      ...opts,
+      what,
+      method: 'GET',
+      path: `/sessions/${idSegment(what, 'sessionId', sessionId)}/recordings`,
+      schema: z.array(RecordingSchema),
+    });
+  }
+
+  /** Polls `list()` until the session's recordings are published (a non-empty list). */
+  waitForPublished(sessionId: string, options: WaitForPublishedOptions = {}): Promise<Recording[]> {
+    idSegment('recordings.waitForPublished', 'sessionId', sessionId);
+    return poll((opts) => this.list(sessionId, opts), {
+      what: `recordings.waitForPublished(${sessionId})`,
+      signal: options.signal,
+      timeout: options.timeout ?? 120_000,
+      intervalMs: options.intervalMs ?? 2000,
+      isDone: (recordings) => recordings.length > 0,
+    });
+  }
+
+  /**
+   * Streams recordings to `dir` (one file each, `<sessionId>-<recordingId>.<ext>`, written
+   * under a temporary name and renamed when complete) or to one writable `stream` (one
+   * recording: `recordingId`, else the primary one; the stream is ended). A `video_url` that
+   * has expired, or answers 403/404/410, is replaced by listing again, once.
+   */
+  download(
+    sessionId: string,
+    target: { dir: string },
+    options?: DownloadOptions,
+  ): Promise<DownloadedRecording[]>;
+  download(
+    sessionId: string,
+    target: { stream: NodeJS.WritableStream | Writable },
+    options?: DownloadOptions,
+  ): Promise<StreamedRecording[]>;
+  download(
+    sessionId: string,
+    target: { dir: string } | { stream: NodeJS.WritableStream | Writable },
+    options: DownloadOptions = {},
+  ): Promise<StreamedRecording[]> {
+    idSegment('recordings.download', 'sessionId', sessionId);
+    return downloadRecordings(
+      { transport: this.#transport, list: (opts) => this.list(sessionId, opts) },
+      sessionId,
+      target,
+      options,
+    );
+  }
+}

@@ -1,0 +1,212 @@
+/** Request and response schemas of `/sessions`, `/sessions-async` and their sub-resources. */
+import { z } from 'zod';
+import {
+  type ConnectionType,
+  ConnectionTypeSchema,
+  FILTER_MODES_FOR_QUALITY_FLAG,
+  type FilterMode,
+  FilterModeSchema,
+  IdSchema,
+  MinutesSchema,
+  type Protocol,
+  ProtocolSchema,
+  type SessionStatusFilter,
+  SessionStatusFilterSchema,
+  SessionStatusSchema,
+  type SessionType,
+  SessionTypeSchema,
+  TimestampSchema,
+} from './vocabulary.js';
+
+const targeting = {
+  protocol: ProtocolSchema.optional(),
+  country: z.string().optional(),
+  region: z.string().optional(),
+  city: z.string().optional(),
+  zip: z.string().optional(),
+  isp: z.string().optional(),
+  connection_type: ConnectionTypeSchema.optional(),
+  session_type: SessionTypeSchema.optional(),
+  filter_mode: FilterModeSchema.optional(),
+  quality_filter_enabled: z.boolean().optional(),
+  ipv4_only: z.boolean().optional(),
+};
+
+/**
+ * `POST /sessions` and `POST /sessions-async`. Unknown keys pass through: the spec lists the
+ * documented fields, and the service may accept more.
+ */
+export const SessionCreateParamsSchema = z
+  .looseObject({
+    proxy_password: z.string().min(1),
+    ...targeting,
+    extra_stealth: z.boolean().optional(),
+    captcha_solver: z.boolean().optional(),
+    cloudflare_web_bot_auth: z.boolean().optional(),
+    ad_blocker: z.boolean().optional(),
+    popup_blocker: z.boolean().optional(),
+    headless: z.boolean().optional(),
+    max_duration_minutes: MinutesSchema.optional(),
+    idle_timeout_minutes: MinutesSchema.optional(),
+    profile_id: IdSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    const flag = body.quality_filter_enabled;
+    if (flag === undefined || body.filter_mode === undefined) return;
+    const compatible = FILTER_MODES_FOR_QUALITY_FLAG[flag ? 'true' : 'false'];
+    if (compatible.includes(body.filter_mode)) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['quality_filter_enabled'],
+      message:
+        `${flag} conflicts with filter_mode "${body.filter_mode}" ` +
+        `(${flag} goes with ${compatible.join(' or ')}); quality_filter_enabled is deprecated: send filter_mode alone`,
+    });
+  });
+
+export const SessionListParamsSchema = z.looseObject({
+  status: SessionStatusFilterSchema.optional(),
+  limit: z.number().int().positive().optional(),
+});
+
+/**
+ * The resolved targeting of a session. Every key is optional and kept as a string: location
+ * keys are omitted when empty, and "further config keys: not shown", so a value the service
+ * adds to its vocabulary later must not fail every list call.
+ */
+export const SessionConfigSchema = z.looseObject({
+  country: z.string().optional(),
+  region: z.string().optional(),
+  city: z.string().optional(),
+  zip: z.string().optional(),
+  isp: z.string().optional(),
+  protocol: z.string().optional(),
+  connection_type: z.string().optional(),
+  session_type: z.string().optional(),
+  filter_mode: z.string().optional(),
+  /** @deprecated a boolean view of `filter_mode`: true for `quality` and `quality_speed`. */
+  quality_filter_enabled: z.boolean().optional(),
+  ipv4_only: z.boolean().optional(),
+  profile_name: z.string().nullish(),
+  profile_id: z.string().nullish(),
+});
+export type SessionConfig = z.infer<typeof SessionConfigSchema>;
+
+/** A websocket URL carrying an access token: shown redacted (see `hideCdpUrl`). */
+const CdpUrlSchema = z.string().regex(/^wss?:\/\//i, 'must be a ws:// or wss:// URL');
+
+export const SessionCreatedSchema = z.looseObject({
+  id: IdSchema,
+  cdp_url: CdpUrlSchema,
+  status: SessionStatusSchema,
+});
+export type SessionCreated = z.infer<typeof SessionCreatedSchema>;
+
+export const SessionSummarySchema = z.looseObject({
+  id: IdSchema,
+  status: SessionStatusSchema,
+  created_at: TimestampSchema,
+  config: SessionConfigSchema,
+});
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+export const SessionSchema = z.looseObject({
+  id: IdSchema,
+  status: SessionStatusSchema,
+  created_at: TimestampSchema,
+  /** Null while running. */
+  ended_at: TimestampSchema.nullable(),
+  config: SessionConfigSchema,
+  /** Present while running only. */
+  cdp_url: CdpUrlSchema.optional(),
+});
+export type Session = z.infer<typeof SessionSchema>;
+
+export const SessionConnectionSchema = z.looseObject({
+  id: IdSchema,
+  status: SessionStatusSchema,
+  cdp_url: CdpUrlSchema,
+  /** `host:port` for remote-debugging clients. */
+  debugger_address: z.string().min(1),
+  /** Opens in any browser tab to watch the session live. */
+  live_view_url: z.string().regex(/^https?:\/\//i, 'must be an http(s) URL'),
+  config: SessionConfigSchema,
+});
+export type SessionConnection = z.infer<typeof SessionConnectionSchema>;
+
+export const PageSchema = z.looseObject({
+  id: z.string(),
+  title: z.string(),
+  type: z.string(),
+  url: z.string(),
+});
+export type Page = z.infer<typeof PageSchema>;
+
+export const SessionEndedSchema = z.looseObject({ status: z.literal('success') });
+export type SessionEnded = z.infer<typeof SessionEndedSchema>;
+
+export const AsyncSessionCreatedSchema = z.looseObject({ request_id: IdSchema });
+export type AsyncSessionCreated = z.infer<typeof AsyncSessionCreatedSchema>;
+
+/**
+ * The poll of an asynchronous create. Its shape is "not shown" by the spec, so nothing is
+ * required here; `waitForAsync` documents how it reads it.
+ */
+export const AsyncSessionRequestSchema = z.looseObject({
+  request_id: z.string().optional(),
+  status: z.string().optional(),
+});
+export type AsyncSessionRequest = z.infer<typeof AsyncSessionRequestSchema>;
+
+/** The body of `POST /sessions` (and `/sessions-async`), in the service's field names. */
+export interface SessionCreateParams {
+  /**
+   * The account's proxy password; a session cannot exist without an active proxy.
+   * Default: the client's `proxyPassword`, else `REMOTE_BROWSER_PROXY_PASSWORD`.
+   */
+  proxy_password?: string;
+  /** Default (server): `http`. */
+  protocol?: Protocol;
+  /** Location codes from `api.locations`; omit them for a broad exit. */
+  country?: string;
+  region?: string;
+  city?: string;
+  zip?: string;
+  isp?: string;
+  /** Default (server): `residential`. */
+  connection_type?: ConnectionType;
+  /** Default (server): `sticky` (keep the same IP). */
+  session_type?: SessionType;
+  /** Default (server): `quality`. The way to choose proxy filtering. */
+  filter_mode?: FilterMode;
+  /**
+   * @deprecated Use `filter_mode`. On its own, `true` means `quality` and `false` means `none`
+   * (sending `false` is not the same as omitting it). Sent with `filter_mode` it must agree:
+   * `true` with `quality`/`quality_speed`, `false` with `speed`/`none`, or the call is rejected
+   * before any request.
+   */
+  quality_filter_enabled?: boolean;
+  /** Default (server): false. */
+  ipv4_only?: boolean;
+  /** Anti-detection hardening. Default (server): off. */
+  extra_stealth?: boolean;
+  /** Defaults of these switches are the service's (not shown by the spec). */
+  captcha_solver?: boolean;
+  cloudflare_web_bot_auth?: boolean;
+  ad_blocker?: boolean;
+  popup_blocker?: boolean;
+  headless?: boolean;
+  /** Whole minutes; default 0, which uses the account limit (30 minutes by default). */
+  max_duration_minutes?: number;
+  /** Whole minutes; default 0, which uses the account limit (10 minutes by default). */
+  idle_timeout_minutes?: number;
+  /** Reattach a saved profile's cookies, cache and (when pinned) exit IP. Default: none. */
+  profile_id?: string;
+}
+
+export interface SessionListParams {
+  /** Default (server): `all`. */
+  status?: SessionStatusFilter;
+  /** Most sessions to return; default and maximum are the service's (not shown). */
+  limit?: number;
+}
