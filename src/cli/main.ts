@@ -7,8 +7,16 @@ import { redact } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { type CliIo, type Command, type ParsedArgs, UsageError } from './command.js';
 import { emulatorCommand } from './commands/emulator.js';
+import { profilesCommand } from './commands/profiles.js';
+import { sessionsCommand } from './commands/sessions.js';
+import { validateCommand } from './commands/validate.js';
 
-export const commands: Command[] = [emulatorCommand];
+export const commands: Command[] = [
+  emulatorCommand,
+  sessionsCommand,
+  profilesCommand,
+  validateCommand,
+];
 
 export function processIo(): CliIo {
   return {
