@@ -17,6 +17,8 @@ export interface RuntimeOptions {
   actionTimeoutMs?: number;
   /** Frames per second of the encoded recording; default 5. */
   recordingFps?: number;
+  /** How long Chromium may take to print its DevTools endpoint; default 30000 ms (ten launching at once on two cores is slow). */
+  launchTimeoutMs?: number;
 }
 
 export interface LaunchSpec {
@@ -127,4 +129,20 @@ export interface CdpProxy {
    * `/json/version`, `/json/list` and websocket upgrades for that session only.
    */
   openDebuggerAddress(sessionId: string): Promise<{ address: string; close(): Promise<void> }>;
+}
+
+/**
+ * Thrown by `executeCode` when the script throws or its promise rejects; the message is the
+ * page's exception text. A plain client mistake: the routes map it to 400.
+ */
+export class PageScriptError extends Error {
+  override name = 'PageScriptError';
+}
+
+/**
+ * Thrown by `navigate` when Chromium cannot load the URL (`net::ERR_CONNECTION_REFUSED`, an
+ * invalid URL, ...); the message carries Chromium's error text. The routes map it to 400.
+ */
+export class NavigationError extends Error {
+  override name = 'NavigationError';
 }

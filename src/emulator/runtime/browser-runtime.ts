@@ -1,0 +1,67 @@
+/** The runtime the control plane holds: finds executables once, launches and tracks browsers. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { findChromium, findFfmpeg } from './find-executables.js';
+import { pidAlive } from './process-groups.js';
+import { launchBrowser } from './running-browser.js';
+import type { BrowserRuntime, RunningBrowser, RuntimeOptions } from './types.js';
+
+// Ten sessions launching at once on two cores take several seconds each; one alone takes <1 s.
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+export async function createBrowserRuntime(options: RuntimeOptions = {}): Promise<BrowserRuntime> {
+  const chromiumPath = findChromium(options.chromiumPath);
+  const ffmpeg = findFfmpeg(options.ffmpegPath);
+  // A work dir we made is ours to remove at shutdown; a given one (and its recordings) is kept.
+  const ownWorkDir = options.workDir === undefined;
+  const workDir = options.workDir
+    ? resolve(options.workDir)
+    : await mkdtemp(join(tmpdir(), 'remote-browser-emulator-'));
+  const config = {
+    chromiumPath,
+    ffmpegPath: ffmpeg.path,
+    workDir,
+    actionTimeoutMs: options.actionTimeoutMs ?? 15_000,
+    recordingFps: options.recordingFps ?? 5,
+    launchTimeoutMs: options.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
+  };
+
+  const browsers = new Set<RunningBrowser>();
+  /** Every pid launched and not yet seen gone; liveProcessCount asks the OS about each. */
+  const pids = new Set<number>();
+
+  return {
+    recordingsAvailable: ffmpeg.path !== undefined,
+    recordingsOffReason: ffmpeg.path === undefined ? ffmpeg.reason : undefined,
+    chromiumPath,
+    async launch(spec) {
+      const browser = await launchBrowser(spec, config);
+      browsers.add(browser);
+      pids.add(browser.pid);
+      const stop = browser.stop;
+      return Object.assign(browser, {
+        stop: async () => {
+          try {
+            return await stop();
+          } finally {
+            browsers.delete(browser);
+          }
+        },
+      });
+    },
+    liveProcessCount() {
+      let count = 0;
+      for (const pid of pids) {
+        if (pidAlive(pid)) count++;
+        // Forget it once gone, so a recycled pid is never counted as ours.
+        else pids.delete(pid);
+      }
+      return count;
+    },
+    async shutdown() {
+      await Promise.allSettled([...browsers].map((browser) => browser.stop()));
+      if (ownWorkDir) await rm(workDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/** Spawning one headless Chromium and reading its DevTools endpoint from stderr. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { killGroup, trackGroup, waitForGroupGone } from './process-groups.js';
+
+/**
+ * Every flag that could make Chromium reach the network on its own is here: the machine may
+ * have none, and an emulator must not phone home. The window size fixes the viewport the
+ * screencast and recordings are sized for.
+ */
+export function chromiumArgs(userDataDir: string): string[] {
+  const args = [
+    '--headless',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-quic',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--mute-audio',
+    '--password-store=basic',
+    '--remote-debugging-address=127.0.0.1',
+    '--remote-debugging-port=0',
+    `--user-data-dir=${userDataDir}`,
+    '--window-size=1280,720',
+  ];
+  // Chromium refuses to start its sandbox as root (containers, CI).
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  args.push('about:blank');
+  return args;
+}
+
+export interface ChromiumProcess {
+  pid: number;
+  /** ws://127.0.0.1:<port>/devtools/browser/<uuid> */
+  browserWsUrl: string;
+  /** Resolves when the browser process has exited (on its own or killed). */
+  exited: Promise<void>;
+  hasExited(): boolean;
+  /** Kills the whole process group and waits until no live process of it is left. */
+  kill(): Promise<void>;
+}
+
+const STDERR_LINES_KEPT = 15;
+
+export async function spawnChromium(
+  executable: string,
+  userDataDir: string,
+  launchTimeoutMs: number,
+): Promise<ChromiumProcess> {
+  const child: ChildProcess = spawn(executable, chromiumArgs(userDataDir), {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    // spawn reports ENOENT/EACCES asynchronously through 'error'.
+    const error = await new Promise<Error>((resolve) => child.once('error', resolve));
+    throw new Error(`could not start Chromium at ${executable}: ${error.message}`);
+  }
+  trackGroup(pid);
+
+  let exitedFlag = false;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      exitedFlag = true;
+      resolve();
+    });
+  });
+  // Keep a few recent lines for launch errors, and keep draining stderr for the process's whole
+  // life: a full pipe would block Chromium's logging thread.
+  const lastLines: string[] = [];
+  let partial = '';
+  let onLine: (line: string) => void = () => {};
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      lastLines.push(line);
+      if (lastLines.length > STDERR_LINES_KEPT) lastLines.shift();
+      onLine(line);
+    }
+  });
+
+  const kill = async () => {
+    killGroup(pid);
+    await exited;
+    await waitForGroupGone(pid);
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const browserWsUrl = await new Promise<string>((resolve, reject) => {
+      const fail = (why: string) =>
+        reject(
+          new Error(
+            `Chromium (${executable}) ${why}; last stderr lines:\n${lastLines.slice(-STDERR_LINES_KEPT).join('\n')}`,
+          ),
+        );
+      onLine = (line) => {
+        const match = /DevTools listening on (ws:\/\/\S+)/.exec(line);
+        if (match) resolve(match[1]!);
+      };
+      exited.then(() =>
+        fail(`exited during launch (code ${child.exitCode}, signal ${child.signalCode})`),
+      );
+      timer = setTimeout(
+        () => fail(`did not print its DevTools endpoint within ${launchTimeoutMs} ms`),
+        launchTimeoutMs,
+      );
+    });
+    return { pid, browserWsUrl, exited, hasExited: () => exitedFlag, kill };
+  } catch (error) {
+    await kill();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    onLine = () => {};
+  }
+}

@@ -1,0 +1,25 @@
+export { createBrowserRuntime } from './browser-runtime.js';
+export type { FfmpegLookup } from './find-executables.js';
+export {
+  ChromiumNotFoundError,
+  FFMPEG_MISSING_REASON,
+  findChromium,
+  findFfmpeg,
+} from './find-executables.js';
+export type {
+  BrowserRuntime,
+  CdpProxy,
+  CdpTargetResolver,
+  LaunchSpec,
+  PageActions,
+  PageInfo,
+  RecordingFile,
+  RunningBrowser,
+  RuntimeOptions,
+} from './types.js';
+export {
+  NavigationError,
+  PageScriptError,
+  PageUnresponsiveError,
+  SelectorNotFoundError,
+} from './types.js';

@@ -1,0 +1,243 @@
+/**
+ * The REST page actions, run over the runtime's own CDP session on the current page. Every CDP
+ * call gets `actionTimeoutMs`; no answer in time (a hung renderer, a dead browser) is a
+ * PageUnresponsiveError, which the routes turn into 502.
+ */
+import { type CdpClient, CdpClosedError, CdpProtocolError, CdpTimeoutError } from './cdp-client.js';
+import type { CurrentPage } from './current-page.js';
+import {
+  NavigationError,
+  type PageActions,
+  PageScriptError,
+  PageUnresponsiveError,
+  SelectorNotFoundError,
+} from './types.js';
+
+const OBJECT_GROUP = 'remote-browser-actions';
+
+// Serialising the doctype keeps `content()` a complete document, as a browser's "save page" would.
+const CONTENT_EXPRESSION = `(() => {
+  const d = document.doctype;
+  return (d ? new XMLSerializer().serializeToString(d) + '\\n' : '') + document.documentElement.outerHTML;
+})()`;
+
+// Puts the caret at the end so `type` appends like a person typing into a filled field; some
+// input types (email, number) have no selection API and throw, which is fine.
+const FOCUS_FUNCTION = `function () {
+  this.focus();
+  try { const n = this.value.length; this.setSelectionRange(n, n); } catch {}
+  return document.activeElement === this || this.contains(document.activeElement);
+}`;
+
+export interface PageActionsOptions {
+  timeoutMs: number;
+  onActivity: () => void;
+}
+
+export function createPageActions(
+  cdp: CdpClient,
+  currentPage: CurrentPage,
+  { timeoutMs, onActivity }: PageActionsOptions,
+): PageActions {
+  /** Runs `fn` against the current page, translating a silent browser into PageUnresponsiveError. */
+  async function onPage<T>(
+    action: string,
+    fn: (
+      send: <R = any>(method: string, params?: object) => Promise<R>,
+      sessionId: string,
+    ) => Promise<T>,
+  ): Promise<T> {
+    onActivity();
+    try {
+      const page = await currentPage.get({ create: true, timeoutMs });
+      const send = <R>(method: string, params: object = {}) =>
+        cdp.send<R>(method, params, { sessionId: page!.sessionId, timeoutMs });
+      return await fn(send, page!.sessionId);
+    } catch (error) {
+      if (error instanceof CdpTimeoutError || error instanceof CdpClosedError) {
+        throw new PageUnresponsiveError(`${action}: the page did not respond (${error.message})`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async function evaluate(
+    send: <R = any>(method: string, params?: object) => Promise<R>,
+    expression: string,
+  ): Promise<any> {
+    const { result, exceptionDetails } = await send('Runtime.evaluate', {
+      expression,
+      returnByValue: true,
+      awaitPromise: true,
+      userGesture: true,
+    });
+    if (exceptionDetails) throw new PageScriptError(exceptionText(exceptionDetails));
+    return result.value;
+  }
+
+  /** The element's remote object id; SelectorNotFoundError when nothing (valid) matches. */
+  async function querySelector(
+    send: <R = any>(method: string, params?: object) => Promise<R>,
+    selector: string,
+  ): Promise<string> {
+    const { result, exceptionDetails } = await send('Runtime.evaluate', {
+      expression: `document.querySelector(${JSON.stringify(selector)})`,
+      objectGroup: OBJECT_GROUP,
+    });
+    if (exceptionDetails)
+      throw new SelectorNotFoundError(`"${selector}" is not a valid CSS selector`);
+    if (!result.objectId)
+      throw new SelectorNotFoundError(`no element matches selector "${selector}"`);
+    return result.objectId;
+  }
+
+  return {
+    navigate: (url) =>
+      onPage('navigate', async (send, sessionId) => {
+        // Collect load events from before Page.navigate answers: a fast page can load first.
+        const loaded = new Set<string>();
+        let wake: (() => void) | undefined;
+        const off = cdp.on('Page.lifecycleEvent', (event, eventSession) => {
+          if (eventSession !== sessionId || event.name !== 'load') return;
+          loaded.add(event.loaderId);
+          wake?.();
+        });
+        try {
+          let answer: { loaderId?: string; errorText?: string };
+          try {
+            answer = await send('Page.navigate', { url });
+          } catch (error) {
+            if (error instanceof CdpProtocolError) {
+              throw new NavigationError(`navigate to ${url} failed: ${error.message}`);
+            }
+            throw error;
+          }
+          if (answer.errorText)
+            throw new NavigationError(`navigate to ${url} failed: ${answer.errorText}`);
+          const loaderId = answer.loaderId;
+          // No loaderId: a same-document navigation (#hash), nothing more will load.
+          if (!loaderId || loaded.has(loaderId)) return;
+          await new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(
+              () => reject(new CdpTimeoutError(`no load event within ${timeoutMs} ms`)),
+              timeoutMs,
+            );
+            wake = () => {
+              if (!loaded.has(loaderId)) return;
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        } finally {
+          off();
+        }
+      }),
+
+    content: () => onPage('content', (send) => evaluate(send, CONTENT_EXPRESSION)),
+
+    screenshot: () =>
+      onPage('screenshot', async (send) => {
+        const { data } = await send('Page.captureScreenshot', { format: 'png' });
+        return Buffer.from(data, 'base64');
+      }),
+
+    executeCode: (code) =>
+      onPage('executeCode', async (send) => {
+        let value: unknown;
+        try {
+          value = await evaluate(send, code);
+        } catch (error) {
+          // People write function bodies (`return document.title`): run those as one.
+          if (
+            !(error instanceof PageScriptError) ||
+            !/Illegal return statement/.test(error.message)
+          ) {
+            throw error;
+          }
+          value = await evaluate(send, `(async () => {\n${code}\n})()`);
+        }
+        // JSON has no `undefined`: a script without a value answers null.
+        return value === undefined ? null : value;
+      }),
+
+    pdf: () =>
+      onPage('pdf', async (send) => {
+        const { data } = await send('Page.printToPDF', { printBackground: true });
+        return Buffer.from(data, 'base64');
+      }),
+
+    click: (selector) =>
+      onPage('click', async (send) => {
+        try {
+          const objectId = await querySelector(send, selector);
+          await send('DOM.scrollIntoViewIfNeeded', { objectId });
+          let quads: number[][];
+          try {
+            ({ quads } = await send('DOM.getContentQuads', { objectId }));
+          } catch (error) {
+            if (!(error instanceof CdpProtocolError)) throw error;
+            quads = [];
+          }
+          const quad = quads[0];
+          if (!quad)
+            throw new SelectorNotFoundError(`selector "${selector}" matches no visible element`);
+          // Centre of the quad's four corners, in viewport CSS pixels (what Input expects).
+          const x = (quad[0]! + quad[2]! + quad[4]! + quad[6]!) / 4;
+          const y = (quad[1]! + quad[3]! + quad[5]! + quad[7]!) / 4;
+          await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+          const press = { x, y, button: 'left', buttons: 1, clickCount: 1 };
+          await send('Input.dispatchMouseEvent', { type: 'mousePressed', ...press });
+          await send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...press, buttons: 0 });
+        } finally {
+          void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
+        }
+      }),
+
+    type: (selector, text) =>
+      onPage('type', async (send) => {
+        try {
+          const objectId = await querySelector(send, selector);
+          await send('DOM.scrollIntoViewIfNeeded', { objectId }).catch((error) => {
+            if (!(error instanceof CdpProtocolError)) throw error;
+          });
+          const { result } = await send('Runtime.callFunctionOn', {
+            objectId,
+            functionDeclaration: FOCUS_FUNCTION,
+            returnByValue: true,
+          });
+          if (result.value !== true) {
+            throw new SelectorNotFoundError(
+              `selector "${selector}" matches an element that cannot take focus`,
+            );
+          }
+          // insertText goes through the editing pipeline: input events fire as for real typing.
+          await send('Input.insertText', { text });
+        } finally {
+          void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
+        }
+      }),
+
+    // scrollBy rather than a synthetic mouse wheel: wheel scrolling is smooth and asynchronous,
+    // so the page would still be moving when the action answers.
+    scroll: (x, y) =>
+      onPage('scroll', async (send) => {
+        await evaluate(
+          send,
+          `window.scrollBy({ left: ${Number(x) || 0}, top: ${Number(y) || 0}, behavior: 'instant' })`,
+        );
+      }),
+  };
+}
+
+function exceptionText(details: any): string {
+  return (
+    details.exception?.description ??
+    (details.exception?.value !== undefined
+      ? `Uncaught ${String(details.exception.value)}`
+      : undefined) ??
+    details.text ??
+    'script failed'
+  );
+}

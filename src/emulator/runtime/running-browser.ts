@@ -1,0 +1,128 @@
+/** One session's browser: Chromium, the runtime's CDP connection, page actions, screencast, recording. */
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createDebug } from '../../http/debug.js';
+import { CdpClient } from './cdp-client.js';
+import { type ChromiumProcess, spawnChromium } from './chromium-process.js';
+import { CurrentPage } from './current-page.js';
+import { createPageActions } from './page-actions.js';
+import { Recorder } from './recorder.js';
+import { Screencast } from './screencast.js';
+import { registerSession } from './session-registry.js';
+import type { LaunchSpec, RecordingFile, RunningBrowser } from './types.js';
+
+const debug = createDebug('emulator:runtime');
+
+export interface LaunchConfig {
+  chromiumPath: string;
+  /** Set only when recordings are available. */
+  ffmpegPath: string | undefined;
+  workDir: string;
+  actionTimeoutMs: number;
+  recordingFps: number;
+  launchTimeoutMs: number;
+}
+
+export async function launchBrowser(
+  spec: LaunchSpec,
+  config: LaunchConfig,
+): Promise<RunningBrowser> {
+  const sessionDir = join(config.workDir, spec.sessionId);
+  const throwawayProfile = spec.userDataDir === undefined;
+  const userDataDir = spec.userDataDir ?? join(sessionDir, 'profile');
+  await mkdir(userDataDir, { recursive: true });
+  const removeProfile = () =>
+    throwawayProfile ? rm(userDataDir, { recursive: true, force: true }) : Promise.resolve();
+
+  let chromium: ChromiumProcess;
+  try {
+    chromium = await spawnChromium(config.chromiumPath, userDataDir, config.launchTimeoutMs);
+  } catch (error) {
+    await removeProfile();
+    throw error;
+  }
+  let cdp: CdpClient | undefined;
+  let currentPage: CurrentPage;
+  try {
+    cdp = await CdpClient.connect(chromium.browserWsUrl);
+    currentPage = await CurrentPage.track(cdp);
+    await currentPage.get({ create: true });
+  } catch (error) {
+    cdp?.close();
+    await chromium.kill();
+    await removeProfile();
+    throw new Error(`Chromium started but could not be driven: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+
+  const startedAt = Date.now();
+  const recorder =
+    spec.record && config.ffmpegPath
+      ? new Recorder(sessionDir, config.ffmpegPath, config.recordingFps, startedAt)
+      : undefined;
+  const screencast = new Screencast(cdp, currentPage, (jpeg, at) => recorder?.add(jpeg, at));
+  const { host, pathname } = new URL(chromium.browserWsUrl);
+
+  let endedAt: number | undefined;
+  let stopping = false;
+  let markEnded!: () => void;
+  const ended = new Promise<void>((resolve) => {
+    markEnded = resolve;
+  });
+  void chromium.exited.then(() => {
+    endedAt ??= Date.now();
+    screencast.stop();
+    markEnded();
+    if (stopping) return;
+    debug(`session ${spec.sessionId}: Chromium (pid ${chromium.pid}) exited on its own`);
+    spec.onExit?.();
+  });
+
+  let stopped: Promise<RecordingFile | undefined> | undefined;
+  const stop = async (): Promise<RecordingFile | undefined> => {
+    stopping = true;
+    endedAt ??= Date.now();
+    screencast.stop();
+    cdp.close();
+    // Kill first: the recording is encoded from what is already on disk.
+    await chromium.kill();
+    markEnded();
+    await removeProfile();
+    if (!recorder) return undefined;
+    try {
+      return await recorder.finish(endedAt);
+    } catch (error) {
+      // Ending the session must not fail because the video could not be made.
+      debug(`session ${spec.sessionId}: recording failed: ${(error as Error).message}`);
+      await recorder.discard().catch(() => {});
+      return undefined;
+    }
+  };
+
+  const browser: RunningBrowser = {
+    sessionId: spec.sessionId,
+    pid: chromium.pid,
+    chromiumAddress: host,
+    browserWsPath: pathname,
+    actions: createPageActions(cdp, currentPage, {
+      timeoutMs: config.actionTimeoutMs,
+      onActivity: () => spec.onActivity?.(),
+    }),
+    pages: async () =>
+      (await currentPage.list()).map(({ targetId, title, type, url }) => ({
+        id: targetId,
+        title,
+        type,
+        url,
+      })),
+    onFrame: (listener) => screencast.onFrame(listener),
+    lastFrame: () => screencast.lastFrame(),
+    stop: () => {
+      stopped ??= stop();
+      return stopped;
+    },
+  };
+  registerSession({ browser, onActivity: () => spec.onActivity?.(), ended });
+  return browser;
+}
