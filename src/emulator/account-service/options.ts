@@ -1,0 +1,125 @@
+/**
+ * Options of the emulated account service. Every behaviour the spec leaves "not shown" that a
+ * user could need the other way is an option here; the defaults are the choices documented in
+ * docs/account.md.
+ */
+import type { AnswerProvider, Platform } from './types.js';
+
+/** How long a row stays `pending`, in emulator ms. */
+export type DelaySpec =
+  | 'fast'
+  | 'realistic'
+  | { minMs: number; maxMs: number }
+  | ((row: { platform: Platform; question: string }) => number);
+
+export const DELAY_PRESETS = {
+  /** 1–5 s: quick enough for tests and demos. */
+  fast: { minMs: 1_000, maxMs: 5_000 },
+  /** 20–90 s: what the spec says most rows take. */
+  realistic: { minMs: 20_000, maxMs: 90_000 },
+} as const;
+
+/** What a submit naming `assistant_c` does (the spec: valid in the schema, currently unavailable). */
+export type AssistantCMode =
+  /** 400 `{platforms: [...]}` naming the platform; nothing charged. */
+  | 'reject'
+  /** Rows are created and charged, then fail (and refund) like an outage. */
+  | 'fail'
+  /** Treated like the available platforms. */
+  | 'accept';
+
+export interface AccountServiceOptions {
+  /** Pending time of a row. Default `'fast'` (1–5 s); `'realistic'` is 20–90 s. */
+  delay?: DelaySpec;
+  /** Share of rows that end `failed` (0–1). Default 0. */
+  failureRate?: number;
+  /**
+   * Seed for delays and failures; the same seed resolves the same submits the same way.
+   * Default: a random seed per service.
+   */
+  seed?: number | string;
+  /** Produces the `raw_response` of successful rows. Default: `defaultAnswerProvider`. */
+  answers?: AnswerProvider;
+  /** Countries rejected with 400 (key `country`). Default `['cn', 'ru']`. */
+  unavailableCountries?: readonly string[];
+  /**
+   * Whether every location is charged too (questions × platforms × locations). Default false:
+   * the spec states the charge as questions × platforms.
+   */
+  chargePerLocation?: boolean;
+  /** Behaviour for `assistant_c`. Default `'reject'`. */
+  assistantC?: AssistantCMode;
+  /** Free credits granted by the first balance read of each calendar month (UTC). Default 2. */
+  freeCreditsPerMonth?: number;
+  /** Requests per account per window. Defaults: submit 20, balance + results 100, window 60000 ms. */
+  rateLimits?: { submit?: number; read?: number; windowMs?: number } | false;
+  /**
+   * How long the previous secret keeps signing after a rotation, in ms; `null` drops it at once
+   * (`previous_secret_valid_until: null`). Default 24 h.
+   */
+  rotationWindowMs?: number | null;
+  /** Balance under which a submit emits `credits.low` (and a notification). Default 5. */
+  lowCreditThreshold?: number;
+  /** How long a webhook delivery may take before it counts as unreachable. Default 5000 ms. */
+  deliveryTimeoutMs?: number;
+}
+
+export interface ResolvedAccountOptions {
+  delay: DelaySpec;
+  failureRate: number;
+  seed: number | string;
+  answers: AnswerProvider | undefined;
+  unavailableCountries: ReadonlySet<string>;
+  chargePerLocation: boolean;
+  assistantC: AssistantCMode;
+  freeCreditsPerMonth: number;
+  rateLimits: { submit: number; read: number; windowMs: number } | false;
+  rotationWindowMs: number | null;
+  lowCreditThreshold: number;
+  deliveryTimeoutMs: number;
+}
+
+export const DEFAULT_UNAVAILABLE_COUNTRIES = ['cn', 'ru'] as const;
+
+export function resolveAccountOptions(options: AccountServiceOptions = {}): ResolvedAccountOptions {
+  const failureRate = options.failureRate ?? 0;
+  if (!(failureRate >= 0 && failureRate <= 1)) {
+    throw new RangeError('account service: failureRate must be between 0 and 1');
+  }
+  const limits = options.rateLimits;
+  return {
+    delay: options.delay ?? 'fast',
+    failureRate,
+    seed: options.seed ?? Math.floor(Math.random() * 2 ** 32),
+    answers: options.answers,
+    unavailableCountries: new Set(
+      (options.unavailableCountries ?? DEFAULT_UNAVAILABLE_COUNTRIES).map((c) => c.toLowerCase()),
+    ),
+    chargePerLocation: options.chargePerLocation ?? false,
+    assistantC: options.assistantC ?? 'reject',
+    freeCreditsPerMonth: options.freeCreditsPerMonth ?? 2,
+    rateLimits:
+      limits === false
+        ? false
+        : {
+            submit: limits?.submit ?? 20,
+            read: limits?.read ?? 100,
+            windowMs: limits?.windowMs ?? 60_000,
+          },
+    rotationWindowMs:
+      options.rotationWindowMs === undefined ? 24 * 60 * 60 * 1000 : options.rotationWindowMs,
+    lowCreditThreshold: options.lowCreditThreshold ?? 5,
+    deliveryTimeoutMs: options.deliveryTimeoutMs ?? 5_000,
+  };
+}
+
+/** Emulator ms a row stays pending, drawn from `delay` with `random` in [0, 1). */
+export function pendingMs(
+  delay: DelaySpec,
+  row: { platform: Platform; question: string },
+  random: () => number,
+): number {
+  if (typeof delay === 'function') return Math.max(0, delay(row));
+  const range = typeof delay === 'string' ? DELAY_PRESETS[delay] : delay;
+  return Math.round(range.minMs + random() * Math.max(0, range.maxMs - range.minMs));
+}

@@ -1,0 +1,79 @@
+/**
+ * The emulated account service: route modules to mount on the emulator's router (the API under
+ * `/api/v2/base`, admin routes under `/_emulator`), over the control plane's accounts and clock.
+ */
+import type { RouteModule } from '../router.js';
+import { registerAccountAdminRoutes } from './admin.js';
+import type { ServiceContext } from './context.js';
+import { type DeliveryResult, Events } from './events.js';
+import {
+  type NotificationInput,
+  pushNotification,
+  registerNotificationRoutes,
+} from './notifications.js';
+import { type AccountServiceOptions, resolveAccountOptions } from './options.js';
+import { registerQueryRoutes } from './queries.js';
+import { hash32, seededRandom } from './random.js';
+import { AccountRateLimits } from './rate-limits.js';
+import { AccountStates } from './state.js';
+import type { AccountClock, AccountDirectory } from './types.js';
+import { registerWebhookRoutes } from './webhooks.js';
+
+export const ACCOUNT_API_PREFIX = '/api/v2/base';
+
+export interface AccountServiceDeps {
+  clock: AccountClock;
+  accounts: AccountDirectory;
+  options?: AccountServiceOptions | undefined;
+}
+
+export interface AccountService {
+  /** The API, mounted under `/api/v2/base`. */
+  readonly routes: RouteModule;
+  /** Admin routes (events, notifications, purchases), mounted under `/_emulator`. */
+  readonly adminRoutes: RouteModule;
+  /** Delivers an event to the account's subscribed webhooks. */
+  emit(accountId: string, type: string, data?: unknown): Promise<DeliveryResult[]>;
+  /** Queues an unread notification for the account. */
+  notify(accountId: string, input: NotificationInput): { notification_id: string };
+  /** Resolves when every webhook delivery started so far has finished. */
+  idle(): Promise<void>;
+  /** Forgets batches, webhooks, notifications and rate windows (the emulator's reset). */
+  reset(): void;
+}
+
+export function createAccountService(deps: AccountServiceDeps): AccountService {
+  const options = resolveAccountOptions(deps.options);
+  const states = new AccountStates();
+  const events = new Events(states, deps.clock, options);
+  const seed = typeof options.seed === 'number' ? options.seed : hash32(options.seed);
+  let random = seededRandom(seed);
+  const ctx: ServiceContext = {
+    options,
+    clock: deps.clock,
+    accounts: deps.accounts,
+    states,
+    limits: new AccountRateLimits(options.rateLimits, () => deps.clock.now()),
+    events,
+    random: () => random(),
+  };
+  return {
+    routes: {
+      prefix: ACCOUNT_API_PREFIX,
+      register(routes) {
+        registerQueryRoutes(routes, ctx);
+        registerWebhookRoutes(routes, ctx);
+        registerNotificationRoutes(routes, ctx);
+      },
+    },
+    adminRoutes: { prefix: '/_emulator', register: (r) => registerAccountAdminRoutes(r, ctx) },
+    emit: (accountId, type, data) => events.emit(accountId, type, data ?? {}),
+    notify: (accountId, input) => pushNotification(ctx, accountId, input),
+    idle: () => events.idle(),
+    reset() {
+      states.reset();
+      ctx.limits.reset();
+      random = seededRandom(seed);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The narrow seams between the account service and the emulator's control plane: the clock it
+ * reads, and the accounts it serves (owned by the control plane's store, created by
+ * `POST /_emulator/accounts`).
+ */
+
+/** The emulator clock as this service uses it (`EmulatorClock` satisfies it). */
+export interface AccountClock {
+  /** Emulator time, ms since the epoch. */
+  now(): number;
+  /** Runs `fn` once emulator time reaches `at`, or when the clock is advanced past it. */
+  at(at: number, fn: () => void): { cancel(): void };
+}
+
+/**
+ * One account, as the control plane stores it. The service mutates `balance` (charges, refunds,
+ * free credits) and `purchased` (the emulator's purchase route) in place.
+ */
+export interface AccountRecord {
+  id: string;
+  apiKey: string;
+  /** Whether the account has a completed credit-pack purchase (unlocks the query endpoints). */
+  purchased: boolean;
+  /** Credits available. */
+  balance: number;
+}
+
+export interface AccountDirectory {
+  byApiKey(apiKey: string): AccountRecord | undefined;
+  byId(id: string): AccountRecord | undefined;
+  /** Every account (admin calls that name no account apply to all of them). */
+  list(): Iterable<AccountRecord>;
+}
+
+export type Platform = 'assistant_a' | 'assistant_b' | 'assistant_c';
+
+export const PLATFORMS: readonly Platform[] = ['assistant_a', 'assistant_b', 'assistant_c'];
+
+export interface Source {
+  title: string;
+  url: string;
+  publisher: string;
+  snippet: string;
+}
+
+export interface RawResponse {
+  text: string;
+  used_html_fallback: boolean;
+  sources: Source[];
+}
+
+export interface ResolvedLocation {
+  country: string;
+  region: string;
+  city: string;
+}
+
+/** What an answer provider is asked; it returns the `raw_response` of a successful row. */
+export interface AnswerRequest extends ResolvedLocation {
+  question: string;
+  platform: Platform;
+}
+
+export type AnswerProvider = (request: AnswerRequest) => RawResponse | Promise<RawResponse>;

@@ -1,0 +1,127 @@
+/**
+ * The account service on a bare loopback server (router + JSON body parsing), over a plain map
+ * of accounts and a real EmulatorClock: the service's routes tested without the rest of the
+ * emulator.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type AccountRecord,
+  type AccountServiceOptions,
+  createAccountService,
+} from '../../../src/emulator/account-service/index.js';
+import { EmulatorClock } from '../../../src/emulator/clock.js';
+import { Router } from '../../../src/emulator/router.js';
+
+export interface Harness {
+  origin: string;
+  api: string;
+  clock: EmulatorClock;
+  accounts: Map<string, AccountRecord>;
+  service: ReturnType<typeof createAccountService>;
+  addAccount(input?: Partial<AccountRecord>): AccountRecord;
+  call(
+    method: string,
+    path: string,
+    options?: {
+      key?: string | null;
+      body?: unknown;
+      raw?: string;
+      headers?: Record<string, string>;
+    },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: AccountServiceOptions = {}): Promise<Harness> {
+  const clock = new EmulatorClock();
+  const accounts = new Map<string, AccountRecord>();
+  const service = createAccountService({
+    clock,
+    accounts: {
+      byApiKey: (key) => [...accounts.values()].find((a) => a.apiKey === key),
+      byId: (id) => accounts.get(id),
+      list: () => accounts.values(),
+    },
+    options: { seed: 1, ...options },
+  });
+  const router = new Router();
+  router.mount(service.routes);
+  router.mount(service.adminRoutes);
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(body === undefined ? '' : JSON.stringify(body));
+    };
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      return send(400, { non_field_errors: ['Malformed JSON.'] });
+    }
+    const match = router.match(req.method ?? 'GET', url.pathname);
+    if (!match) return send(404, { error: 'Not found' });
+    const reply = await match.handler({
+      req,
+      res,
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      params: match.params,
+      query: url.searchParams,
+      body,
+      origin: '',
+    });
+    send(reply?.status ?? 200, reply?.body, reply?.headers);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const harness: Harness = {
+    origin,
+    api: `${origin}/api/v2/base`,
+    clock,
+    accounts,
+    service,
+    addAccount(input = {}) {
+      const account = {
+        id: randomUUID(),
+        apiKey: `ak_${randomUUID().replaceAll('-', '')}`,
+        purchased: true,
+        balance: 100,
+        ...input,
+      };
+      accounts.set(account.id, account);
+      return account;
+    },
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key) headers.authorization = `x-api-key ${opts.key}`;
+      let payload = opts.raw;
+      if (opts.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        payload = JSON.stringify(opts.body);
+      }
+      const url = path.startsWith('/_emulator')
+        ? `${origin}${path}`
+        : `${origin}/api/v2/base${path}`;
+      const response = await fetch(url, { method, headers, body: payload });
+      const text = await response.text();
+      return {
+        status: response.status,
+        body: text ? JSON.parse(text) : undefined,
+        headers: response.headers,
+      };
+    },
+    async close() {
+      service.reset();
+      clock.cancelAll();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  return harness;
+}
