@@ -135,9 +135,8 @@ describe('launchRemote (Playwright)', () => {
 
   it('deletes the session and says so when the connect is refused (bad URL)', async () => {
     await freshAccount();
-    const type = brokenBrowserType((url: string, opts?: object) =>
-      realChromium.connectOverCDP(url.replace(/token=[^&]+/, 'token=wrong-token-0000'), opts),
-    );
+    const type = brokenBrowserType(((url: string, opts?: object) =>
+      realChromium.connectOverCDP(url.replace(/token=[^&]+/, 'token=wrong-token-0000'), opts)) as BrowserType['connectOverCDP']);
     const err: any = await launchRemote({ api, browserType: type, timeout: 20_000 }).catch(
       (e) => e,
     );

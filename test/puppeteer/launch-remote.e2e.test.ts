@@ -64,8 +64,10 @@ describe('launchRemote (Puppeteer)', () => {
   it('deletes the session exactly once across close(), asyncDispose and the disconnect event', async () => {
     await freshApi();
     const end = vi.spyOn(api.sessions, 'end');
+    const browser = await launchRemote({ api });
     {
-      await using browser = await launchRemote({ api });
+      // puppeteer-core's types keep Symbol.asyncDispose internal; the runtime has it.
+      await using _disposable = browser as unknown as AsyncDisposable;
       await browser.close();
       await browser.close();
     }
