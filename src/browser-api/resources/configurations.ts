@@ -20,7 +20,7 @@ export class Configurations {
    * A bad config is a 200 with `valid: false` and `issues`, not an error. A POST, but it
    * changes nothing, so it is retried like a GET.
    */
-  validate(config: ConfigurationParams, opts: CallOptions = {}): Promise<ValidationResult> {
+  async validate(config: ConfigurationParams, opts: CallOptions = {}): Promise<ValidationResult> {
     const what = 'configurations.validate';
     return this.#transport.request({
       ...opts,

@@ -22,7 +22,7 @@ export class Profiles {
   }
 
   /** 429 (`RateLimitError`) at the account's profile limit (10 by default). Not retried. */
-  create(body: ProfileCreateParams, opts: CallOptions = {}): Promise<Profile> {
+  async create(body: ProfileCreateParams, opts: CallOptions = {}): Promise<Profile> {
     const what = 'profiles.create';
     return this.#transport.request({
       ...opts,
@@ -34,7 +34,7 @@ export class Profiles {
     });
   }
 
-  list(opts: CallOptions = {}): Promise<Profile[]> {
+  async list(opts: CallOptions = {}): Promise<Profile[]> {
     return this.#transport.request({
       ...opts,
       what: 'profiles.list',
@@ -45,7 +45,7 @@ export class Profiles {
   }
 
   /** 404 (`NotFoundError`) for an unknown id or another account's. */
-  retrieve(id: string, opts: CallOptions = {}): Promise<Profile> {
+  async retrieve(id: string, opts: CallOptions = {}): Promise<Profile> {
     const what = 'profiles.retrieve';
     return this.#transport.request({
       ...opts,
@@ -60,7 +60,7 @@ export class Profiles {
    * PATCH: only the keys sent change. Setting the same name and description twice gives the
    * same profile, so it is retried like an idempotent call.
    */
-  update(id: string, body: ProfileUpdateParams, opts: CallOptions = {}): Promise<Profile> {
+  async update(id: string, body: ProfileUpdateParams, opts: CallOptions = {}): Promise<Profile> {
     const what = 'profiles.update';
     const path = `/profiles/${idSegment(what, 'id', id)}`;
     const wire = parseRequest(what, ProfileUpdateParamsSchema, body);

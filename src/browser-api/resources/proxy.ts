@@ -10,7 +10,7 @@ export class ProxyResource {
     this.#transport = transport;
   }
 
-  options(opts: CallOptions = {}): Promise<ProxyOptions> {
+  async options(opts: CallOptions = {}): Promise<ProxyOptions> {
     return this.#transport.request({
       ...opts,
       what: 'proxy.options',

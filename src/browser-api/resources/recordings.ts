@@ -28,7 +28,7 @@ export class Recordings {
   }
 
   /** Empty while the session runs. `video_url`s expire: list again right before playing. */
-  list(sessionId: string, opts: CallOptions = {}): Promise<Recording[]> {
+  async list(sessionId: string, opts: CallOptions = {}): Promise<Recording[]> {
     const what = 'recordings.list';
     return this.#transport.request({
       ...opts,
@@ -40,7 +40,10 @@ export class Recordings {
   }
 
   /** Polls `list()` until the session's recordings are published (a non-empty list). */
-  waitForPublished(sessionId: string, options: WaitForPublishedOptions = {}): Promise<Recording[]> {
+  async waitForPublished(
+    sessionId: string,
+    options: WaitForPublishedOptions = {},
+  ): Promise<Recording[]> {
     idSegment('recordings.waitForPublished', 'sessionId', sessionId);
     return poll((opts) => this.list(sessionId, opts), {
       what: `recordings.waitForPublished(${sessionId})`,
@@ -67,7 +70,7 @@ export class Recordings {
     target: { stream: NodeJS.WritableStream | Writable },
     options?: DownloadOptions,
   ): Promise<StreamedRecording[]>;
-  download(
+  async download(
     sessionId: string,
     target: { dir: string } | { stream: NodeJS.WritableStream | Writable },
     options: DownloadOptions = {},

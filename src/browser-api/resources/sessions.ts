@@ -64,7 +64,10 @@ export class Sessions {
   }
 
   /** Queues a creation and returns its `request_id` at once; poll it with `waitForAsync()`. */
-  createAsync(body: SessionCreateParams, opts: CallOptions = {}): Promise<AsyncSessionCreated> {
+  async createAsync(
+    body: SessionCreateParams,
+    opts: CallOptions = {},
+  ): Promise<AsyncSessionCreated> {
     const what = 'sessions.createAsync';
     return this.#transport.request({
       ...opts,
@@ -91,12 +94,15 @@ export class Sessions {
   }
 
   /** Polls `retrieveAsync()` until the session exists; see `WaitForAsyncOptions`. */
-  waitForAsync(requestId: string, options: WaitForAsyncOptions = {}): Promise<SessionCreated> {
+  async waitForAsync(
+    requestId: string,
+    options: WaitForAsyncOptions = {},
+  ): Promise<SessionCreated> {
     return waitForAsync((opts) => this.retrieveAsync(requestId, opts), requestId, options);
   }
 
   /** Sessions of this account, without `cdp_url` (the service omits it from the list). */
-  list(params: SessionListParams = {}, opts: CallOptions = {}): Promise<SessionSummary[]> {
+  async list(params: SessionListParams = {}, opts: CallOptions = {}): Promise<SessionSummary[]> {
     const what = 'sessions.list';
     const query = parseRequest(what, SessionListParamsSchema, params);
     return this.#transport.request({
@@ -136,7 +142,7 @@ export class Sessions {
   }
 
   /** The session's open tabs. */
-  pages(id: string, opts: CallOptions = {}): Promise<Page[]> {
+  async pages(id: string, opts: CallOptions = {}): Promise<Page[]> {
     const what = 'sessions.pages';
     return this.#transport.request({
       ...opts,
@@ -148,7 +154,7 @@ export class Sessions {
   }
 
   /** Ends the session now. A DELETE, so it is retried like any idempotent call. */
-  end(id: string, opts: CallOptions = {}): Promise<SessionEnded> {
+  async end(id: string, opts: CallOptions = {}): Promise<SessionEnded> {
     const what = 'sessions.end';
     return this.#transport.request({
       ...opts,

@@ -38,7 +38,7 @@ export class Tools {
     this.#transport = transport;
   }
 
-  navigate(params: NavigateParams, opts: CallOptions = {}): Promise<ActionOk> {
+  async navigate(params: NavigateParams, opts: CallOptions = {}): Promise<ActionOk> {
     return this.#post(
       'tools.navigate',
       '/tools/navigate',
@@ -101,19 +101,19 @@ export class Tools {
     return Buffer.from(data.pdf, 'base64');
   }
 
-  click(params: ClickParams, opts: CallOptions = {}): Promise<ActionOk> {
+  async click(params: ClickParams, opts: CallOptions = {}): Promise<ActionOk> {
     return this.#inSession('tools.click', 'click', ClickParamsSchema, params, opts);
   }
 
-  type(params: TypeParams, opts: CallOptions = {}): Promise<ActionOk> {
+  async type(params: TypeParams, opts: CallOptions = {}): Promise<ActionOk> {
     return this.#inSession('tools.type', 'type', TypeParamsSchema, params, opts);
   }
 
-  scroll(params: ScrollParams, opts: CallOptions = {}): Promise<ActionOk> {
+  async scroll(params: ScrollParams, opts: CallOptions = {}): Promise<ActionOk> {
     return this.#inSession('tools.scroll', 'scroll', ScrollParamsSchema, params, opts);
   }
 
-  #post<S extends z.ZodType>(
+  async #post<S extends z.ZodType>(
     what: string,
     path: string,
     paramsSchema: z.ZodType,
@@ -132,7 +132,7 @@ export class Tools {
   }
 
   /** `session_id` moves from the params into the path. */
-  #inSession(
+  async #inSession(
     what: string,
     action: string,
     paramsSchema: z.ZodType,

@@ -1,0 +1,210 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { extensionFor } from '../../src/browser-api/index.js';
+import { NotFoundError, TimeoutError } from '../../src/http/errors.js';
+import type { Handler, RecordedRequest } from '../helpers/http-server.js';
+import { type ApiFixture, ok, startApi, wirePath } from './api-server.js';
+
+let f: ApiFixture;
+let dir: string;
+beforeAll(async () => {
+  f = await startApi();
+  dir = await mkdtemp(join(tmpdir(), 'rb-recordings-'));
+});
+afterAll(async () => {
+  await f.close();
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  f.server.requests.length = 0;
+});
+
+// A WebM header followed by filler: big enough to arrive in several chunks.
+const VIDEO = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(256 * 1024, 7)]);
+const future = () => new Date(Date.now() + 10 * 60_000).toISOString();
+const past = () => new Date(Date.now() - 60_000).toISOString();
+
+function recording(id: string, version: string, expiresAt: string, primary = true) {
+  return {
+    id,
+    is_primary: primary,
+    duration_seconds: 3.2,
+    size_bytes: VIDEO.length,
+    video_url: `${f.server.origin}/signed/${id}.webm?v=${version}&sig=signature-${version}`,
+    video_url_expires_at: expiresAt,
+  };
+}
+
+/** Routes by path: the listing handler for the API, video bytes for fresh URLs, 403 for stale ones. */
+function storage(list: () => unknown[], fresh: (req: RecordedRequest) => boolean): Handler {
+  return (req, res) => {
+    if (req.url.startsWith('/api/v2/browser/')) return ok(list())(req, res);
+    if (!fresh(req)) {
+      res.writeHead(403, { 'content-type': 'application/xml' });
+      res.end('<Error>Request has expired</Error>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'video/webm', 'content-length': String(VIDEO.length) });
+    res.end(VIDEO);
+  };
+}
+
+describe('recordings.list and waitForPublished', () => {
+  it('lists a session recordings', async () => {
+    const item = recording('r1', 'a', future());
+    f.server.respond(ok([item]));
+    expect(await f.api.sessions.recordings.list('s-1')).toEqual([item]);
+    expect(wirePath(f.server.requests[0])).toBe('/sessions/s-1/recordings');
+  });
+
+  it('polls until the recordings are published', async () => {
+    const item = recording('r1', 'a', future());
+    f.server.respond(ok([]), ok([]), ok([item]));
+    const published = await f.api.sessions.recordings.waitForPublished('s-1', { intervalMs: 5 });
+    expect(published).toEqual([item]);
+    expect(f.server.requests).toHaveLength(3);
+  });
+
+  it('gives up with a TimeoutError when nothing is published in time', async () => {
+    f.server.respond(ok([]));
+    await expect(
+      f.api.sessions.recordings.waitForPublished('s-1', { intervalMs: 5, timeout: 60 }),
+    ).rejects.toBeInstanceOf(TimeoutError);
+  });
+});
+
+describe('recordings.download', () => {
+  it('streams each recording to <sessionId>-<recordingId>.<ext> with progress, without an auth header', async () => {
+    f.server.respond(
+      storage(
+        () => [recording('r1', 'a', future()), recording('r2', 'a', future(), false)],
+        () => true,
+      ),
+    );
+    const progress: number[] = [];
+    const out = await f.api.sessions.recordings.download(
+      's-1',
+      { dir },
+      { onProgress: (p) => p.recordingId === 'r1' && progress.push(p.receivedBytes) },
+    );
+    expect(out.map((d) => d.path)).toEqual([join(dir, 's-1-r1.webm'), join(dir, 's-1-r2.webm')]);
+    expect(out[0]).toMatchObject({
+      recordingId: 'r1',
+      bytes: VIDEO.length,
+      contentType: 'video/webm',
+    });
+    expect((await readFile(join(dir, 's-1-r1.webm'))).equals(VIDEO)).toBe(true);
+    expect(progress.at(-1)).toBe(VIDEO.length);
+    expect(progress.length).toBeGreaterThan(1);
+    const signed = f.server.requests.filter((r) => r.url.startsWith('/signed/'));
+    expect(signed.map((r) => r.headers.authorization)).toEqual([undefined, undefined]);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.part'))).toEqual([]);
+  });
+
+  it('re-lists and retries once when the signed URL answers 403', async () => {
+    let listings = 0;
+    f.server.respond(
+      storage(
+        () => [recording('r1', listings++ === 0 ? 'stale' : 'fresh', future())],
+        (req) => req.url.includes('v=fresh'),
+      ),
+    );
+    const [done] = await f.api.sessions.recordings.download('s-2', { dir });
+    expect(done?.recording.video_url).toContain('v=fresh');
+    expect((await readFile(join(dir, 's-2-r1.webm'))).equals(VIDEO)).toBe(true);
+    expect(f.server.requests.map((r) => r.url.replace(/\?.*/, ''))).toEqual([
+      '/api/v2/browser/sessions/s-2/recordings',
+      '/signed/r1.webm',
+      '/api/v2/browser/sessions/s-2/recordings',
+      '/signed/r1.webm',
+    ]);
+  });
+
+  it('re-lists before fetching when video_url_expires_at has passed', async () => {
+    let listings = 0;
+    f.server.respond(
+      storage(
+        () => [
+          listings++ === 0 ? recording('r1', 'old', past()) : recording('r1', 'new', future()),
+        ],
+        (req) => req.url.includes('v=new'),
+      ),
+    );
+    await f.api.sessions.recordings.download('s-3', { dir });
+    const signed = f.server.requests.filter((r) => r.url.startsWith('/signed/'));
+    expect(signed.map((r) => r.url)).toEqual(['/signed/r1.webm?v=new&sig=signature-new']);
+  });
+
+  it('retries an expired URL only once, then reports the 403 and leaves no file', async () => {
+    f.server.respond(
+      storage(
+        () => [recording('r1', 'stale', future())],
+        () => false,
+      ),
+    );
+    const error = await f.api.sessions.recordings.download('s-4', { dir }).catch((e: unknown) => e);
+    expect((error as { status?: number }).status).toBe(403);
+    expect(String((error as Error).message)).not.toContain('signature-stale');
+    expect(f.server.requests.filter((r) => r.url.startsWith('/signed/'))).toHaveLength(2);
+    expect((await readdir(dir)).filter((n) => n.startsWith('s-4') || n.includes('.part'))).toEqual(
+      [],
+    );
+  });
+
+  it('writes the primary recording to a stream target', async () => {
+    f.server.respond(
+      storage(
+        () => [recording('r0', 'a', future(), false), recording('r1', 'a', future())],
+        () => true,
+      ),
+    );
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c));
+    const [done] = await f.api.sessions.recordings.download('s-5', { stream: sink });
+    expect(done?.recordingId).toBe('r1');
+    expect(Buffer.concat(chunks).equals(VIDEO)).toBe(true);
+    expect(sink.writableEnded).toBe(true);
+  });
+
+  it('downloads only the recording asked for', async () => {
+    f.server.respond(
+      storage(
+        () => [recording('r1', 'a', future()), recording('r2', 'a', future(), false)],
+        () => true,
+      ),
+    );
+    const out = await f.api.sessions.recordings.download('s-6', { dir }, { recordingId: 'r2' });
+    expect(out.map((d) => d.recordingId)).toEqual(['r2']);
+  });
+
+  it('explains that recordings appear after the session ends when none are listed', async () => {
+    f.server.respond(ok([]));
+    await expect(f.api.sessions.recordings.download('s-7', { dir })).rejects.toThrow(
+      /waitForPublished/,
+    );
+  });
+
+  it('passes a 404 of the listing through as NotFoundError', async () => {
+    f.server.respond((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'session not found' }));
+    });
+    await expect(f.api.sessions.recordings.download('nope', { dir })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+  });
+});
+
+describe('extensionFor', () => {
+  it('derives the file extension from the content type', () => {
+    expect(extensionFor('video/webm; codecs=vp8')).toBe('webm');
+    expect(extensionFor('video/mp4')).toBe('mp4');
+    expect(extensionFor('video/x-flv')).toBe('x-flv');
+    expect(extensionFor(undefined)).toBe('bin');
+    expect(extensionFor('not a type/../../x')).toBe('bin');
+  });
+});
