@@ -1,4 +1,6 @@
 export { createBrowserRuntime } from './browser-runtime.js';
+export type { CdpProxyOptions } from './cdp-proxy.js';
+export { createCdpProxy } from './cdp-proxy.js';
 export type { FfmpegLookup } from './find-executables.js';
 export {
   ChromiumNotFoundError,

@@ -16,11 +16,13 @@ interface Entry {
 
 const sessions = new Map<string, Entry>();
 const endedByBrowser = new WeakMap<RunningBrowser, Promise<void>>();
+const endedBrowsers = new WeakSet<RunningBrowser>();
 
 export function registerSession(entry: Entry): void {
   sessions.set(entry.browser.sessionId, entry);
   endedByBrowser.set(entry.browser, entry.ended);
   entry.ended.then(() => {
+    endedBrowsers.add(entry.browser);
     if (sessions.get(entry.browser.sessionId) === entry) sessions.delete(entry.browser.sessionId);
   });
 }
@@ -32,4 +34,9 @@ export function lookupSession(sessionId: string): Entry | undefined {
 /** Resolves when the browser's session ends (stop or crash); undefined for a foreign object. */
 export function whenEnded(browser: RunningBrowser): Promise<void> | undefined {
   return endedByBrowser.get(browser);
+}
+
+/** Whether the browser's session has ended (a control plane may still hold the object). */
+export function hasEnded(browser: RunningBrowser): boolean {
+  return endedBrowsers.has(browser);
 }

@@ -1,0 +1,143 @@
+/**
+ * The session's `cdp_url`: `ws://<emulator host>/cdp/<sessionId>?token=<access token>`, proxied
+ * to that session's Chromium. The token is checked by the control plane's resolver on every
+ * upgrade and every `/json/*` request; refusals never echo it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { openDebuggerAddress } from './debugger-address.js';
+import { jsonEndpointOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
+import { hasEnded, lookupSession, whenEnded } from './session-registry.js';
+import type { CdpProxy, CdpTargetResolver, RunningBrowser } from './types.js';
+import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
+
+export interface CdpProxyOptions {
+  /** Origin of the emulator server clients reach, e.g. `http://127.0.0.1:PORT`. */
+  publicOrigin: () => string;
+  resolve: CdpTargetResolver;
+}
+
+interface ProxyPath {
+  sessionId: string;
+  /** What follows `/cdp/<sessionId>`: '' (browser socket), `/devtools/page/<id>`, `/json/version`... */
+  rest: string;
+  token: string | undefined;
+}
+
+function parseProxyPath(url: string | undefined): ProxyPath | undefined {
+  const parsed = new URL(url ?? '/', 'http://proxy');
+  const match = /^\/cdp\/([^/]+)(\/.*)?$/.exec(parsed.pathname);
+  if (!match) return undefined;
+  return {
+    sessionId: decodeURIComponent(match[1]!),
+    rest: match[2] ?? '',
+    token: parsed.searchParams.get('token') ?? undefined,
+  };
+}
+
+type Refusal = { status: 401 | 404; error: string };
+type Accepted = { browser: RunningBrowser; onActivity: () => void };
+
+/**
+ * The resolver only says yes or no; the status tells a missing or wrong token (401) from a
+ * session that is not running (404), which the runtime knows from its own registry.
+ */
+function authorize(
+  resolve: CdpTargetResolver,
+  { sessionId, token }: ProxyPath,
+): Accepted | Refusal {
+  const target = token === undefined ? undefined : resolve(sessionId, token);
+  if (target) return target;
+  if (token === undefined)
+    return { status: 401, error: 'missing access token: use the cdp_url as given' };
+  if (!lookupSession(sessionId))
+    return { status: 404, error: 'session not found or no longer running' };
+  return { status: 401, error: 'invalid access token for this session' };
+}
+
+/** Chromium's path for a proxied socket; undefined for a path we do not serve. */
+function chromiumPathFor(rest: string, browser: RunningBrowser): string | undefined {
+  if (rest === '' || rest === '/' || /^\/devtools\/browser\/[^/]+$/.test(rest))
+    return browser.browserWsPath;
+  if (/^\/devtools\/page\/[^/]+$/.test(rest)) return rest;
+  return undefined;
+}
+
+export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpProxy {
+  const publicWsBase = () => {
+    const origin = new URL(publicOrigin());
+    return `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}`;
+  };
+  const cdpUrl = (sessionId: string, token: string, rest = '') =>
+    `${publicWsBase()}/cdp/${encodeURIComponent(sessionId)}${rest}?token=${encodeURIComponent(token)}`;
+
+  return {
+    cdpUrl: (sessionId, token) => cdpUrl(sessionId, token),
+
+    handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+      const path = parseProxyPath(req.url);
+      if (!path) return false;
+      const verdict = authorize(resolve, path);
+      if ('status' in verdict) {
+        refuseUpgrade(socket, verdict.status, verdict.error);
+        return true;
+      }
+      if (hasEnded(verdict.browser)) {
+        refuseUpgrade(socket, 404, 'session not found or no longer running');
+        return true;
+      }
+      const chromiumPath = chromiumPathFor(path.rest, verdict.browser);
+      if (!chromiumPath) {
+        refuseUpgrade(socket, 404, 'no such CDP endpoint');
+        return true;
+      }
+      const teardown = forwardUpgrade(req, socket, head, {
+        chromiumAddress: verdict.browser.chromiumAddress,
+        path: chromiumPath,
+        onActivity: verdict.onActivity,
+      });
+      // Chromium's death closes the TCP side anyway; this covers a stop that races the upgrade.
+      void whenEnded(verdict.browser)?.then(teardown);
+      return true;
+    },
+
+    handleHttp(req: IncomingMessage, res: ServerResponse): boolean {
+      const path = parseProxyPath(req.url);
+      if (!path) return false;
+      const endpoint = jsonEndpointOf(path.rest);
+      if (!endpoint) {
+        sendJson(res, 404, { error: 'no such CDP endpoint' });
+        return true;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        sendJson(res, 405, { error: 'method not allowed' });
+        return true;
+      }
+      const verdict = authorize(resolve, path);
+      if ('status' in verdict) {
+        sendJson(res, verdict.status, { error: verdict.error });
+        return true;
+      }
+      if (hasEnded(verdict.browser)) {
+        sendJson(res, 404, { error: 'session not found or no longer running' });
+        return true;
+      }
+      verdict.onActivity();
+      const token = path.token!;
+      void serveDevtoolsJson(
+        res,
+        verdict.browser.chromiumAddress,
+        endpoint,
+        (chromiumPath) =>
+          new URL(
+            chromiumPath.startsWith('/devtools/page/')
+              ? cdpUrl(path.sessionId, token, chromiumPath)
+              : cdpUrl(path.sessionId, token),
+          ),
+      );
+      return true;
+    },
+
+    openDebuggerAddress,
+  };
+}
