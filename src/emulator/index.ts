@@ -1,5 +1,12 @@
-import { notImplemented } from '../not-implemented.js';
-
-export function startEmulator(): never {
-  return notImplemented('remote-browser/emulator startEmulator()');
-}
+export type {
+  AdminClient,
+  CreatedAccount,
+  EmulatorState,
+  NewAccountInput,
+} from './admin-client.js';
+export type { ForegroundIo } from './cli-entry.js';
+export { runEmulatorForeground } from './cli-entry.js';
+export type { FaultSpec } from './faults.js';
+export type { AccountLimits, EmulatorLogger, EmulatorOptions } from './options.js';
+export type { EmulatorHandle } from './start.js';
+export { startEmulator } from './start.js';

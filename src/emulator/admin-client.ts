@@ -1,0 +1,82 @@
+/** A small typed client of the admin API, handed out on the `startEmulator()` handle. */
+import type { Fault, FaultSpec } from './faults.js';
+import type { AccountLimits } from './options.js';
+
+export interface CreatedAccount {
+  accountId: string;
+  token: string;
+  proxyPassword: string;
+  apiKey: string;
+}
+
+export interface NewAccountInput {
+  /** Default true. */
+  purchased?: boolean;
+  /** Credits for the account service; default the emulator's `defaultBalance`. */
+  balance?: number;
+  limits?: Partial<AccountLimits>;
+}
+
+export interface EmulatorState {
+  runningSessions: number;
+  chromiumProcesses: number;
+  sessions: number;
+  profiles: number;
+  accounts: number;
+  pendingFaults: number;
+  recordingsAvailable: boolean;
+  recordingsOffReason?: string;
+  version: string;
+  now: string;
+}
+
+export interface AdminClient {
+  createAccount(input?: NewAccountInput): Promise<CreatedAccount>;
+  /** Changes an account's limits (or purchase state, balance). */
+  updateAccount(accountId: string, input: NewAccountInput): Promise<void>;
+  /** A fresh browser token for an account (what the dashboard shows after the old one expired). */
+  issueToken(accountId: string): Promise<string>;
+  /** Moves the emulator clock forward; resolves with the new emulator time (ISO). */
+  advanceClock(ms: number): Promise<string>;
+  injectFault(fault: FaultSpec): Promise<Fault>;
+  listFaults(): Promise<Fault[]>;
+  clearFaults(): Promise<void>;
+  state(): Promise<EmulatorState>;
+  /** Ends every session and forgets everything but the default account; the clock goes back to real time. */
+  reset(): Promise<void>;
+}
+
+export function createAdminClient(origin: string): AdminClient {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${origin}/_emulator${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await response.json()) as T & { error?: string };
+    if (!response.ok) {
+      throw new Error(`emulator admin ${method} ${path}: ${response.status} ${json.error ?? ''}`);
+    }
+    return json;
+  };
+  return {
+    createAccount: (input = {}) => call('POST', '/accounts', input),
+    updateAccount: async (accountId, input) => {
+      await call('PATCH', `/accounts/${encodeURIComponent(accountId)}`, input);
+    },
+    issueToken: async (accountId) =>
+      (await call<{ token: string }>('POST', `/accounts/${encodeURIComponent(accountId)}/token`))
+        .token,
+    advanceClock: async (ms) =>
+      (await call<{ now: string }>('POST', '/clock', { advanceMs: ms })).now,
+    injectFault: async (fault) => (await call<{ fault: Fault }>('POST', '/faults', fault)).fault,
+    listFaults: async () => (await call<{ faults: Fault[] }>('GET', '/faults')).faults,
+    clearFaults: async () => {
+      await call('DELETE', '/faults');
+    },
+    state: () => call('GET', '/state'),
+    reset: async () => {
+      await call('POST', '/reset');
+    },
+  };
+}

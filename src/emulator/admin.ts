@@ -1,0 +1,127 @@
+/**
+ * The admin API under `/_emulator`: accounts, clock, faults, state, reset. It has no auth: the
+ * server binds loopback, and these routes exist only in the emulator.
+ */
+import { z } from 'zod';
+import { VERSION } from '../version.js';
+import type { EmulatorContext } from './context.js';
+import { faultSpecSchema } from './faults.js';
+import { badRequest, notFound } from './http-error.js';
+import type { Account } from './model.js';
+import type { RouteModule } from './router.js';
+
+export const ADMIN_PREFIX = '/_emulator';
+
+const limitsSchema = z
+  .object({
+    concurrentSessions: z.number().int().min(0),
+    profiles: z.number().int().min(0),
+    maxDurationMinutes: z.number().int().min(1),
+    idleTimeoutMinutes: z.number().int().min(1),
+  })
+  .partial();
+
+const accountSchema = z.object({
+  purchased: z.boolean().optional(),
+  balance: z.number().min(0).optional(),
+  limits: limitsSchema.optional(),
+});
+
+const clockSchema = z.object({ advanceMs: z.number().min(0) });
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) {
+    const detail = result.error.issues
+      .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
+      .join('; ');
+    throw badRequest(`Invalid admin request: ${detail}`);
+  }
+  return result.data;
+}
+
+function accountOf(ctx: EmulatorContext, id: string): Account {
+  const account = ctx.store.accounts.get(id);
+  if (!account) throw notFound('Account');
+  return account;
+}
+
+const accountView = (account: Account) => ({
+  accountId: account.id,
+  purchased: account.purchased,
+  balance: account.balance,
+  limits: account.limits,
+});
+
+export function emulatorState(ctx: EmulatorContext) {
+  const { runtime, store, clock } = ctx;
+  return {
+    runningSessions: store.runningSessions().length,
+    chromiumProcesses: runtime.liveProcessCount(),
+    sessions: store.sessions.size,
+    profiles: store.profiles.size,
+    accounts: store.accounts.size,
+    pendingFaults: ctx.faults.list().length,
+    recordingsAvailable: runtime.recordingsAvailable,
+    ...(runtime.recordingsOffReason ? { recordingsOffReason: runtime.recordingsOffReason } : {}),
+    version: VERSION,
+    now: clock.nowIso(),
+  };
+}
+
+export function adminModule(ctx: EmulatorContext, reset: () => Promise<void>): RouteModule {
+  return {
+    prefix: ADMIN_PREFIX,
+    register(r) {
+      r.add('POST', '/accounts', ({ body }) => {
+        const input = parse(accountSchema, body);
+        const { account, token } = ctx.store.createAccount(input);
+        return {
+          body: {
+            accountId: account.id,
+            token,
+            proxyPassword: account.proxyPassword,
+            apiKey: account.apiKey,
+          },
+        };
+      });
+      r.add('GET', '/accounts/:id', ({ params }) => ({
+        body: accountView(accountOf(ctx, params.id as string)),
+      }));
+      r.add('PATCH', '/accounts/:id', ({ params, body }) => {
+        const account = accountOf(ctx, params.id as string);
+        const input = parse(accountSchema, body);
+        if (input.purchased !== undefined) account.purchased = input.purchased;
+        if (input.balance !== undefined) account.balance = input.balance;
+        Object.assign(account.limits, input.limits);
+        return { body: accountView(account) };
+      });
+      // What "copy the token from the dashboard again" gives after expiry.
+      r.add('POST', '/accounts/:id/token', ({ params }) => {
+        const account = accountOf(ctx, params.id as string);
+        return { body: { token: ctx.store.issueToken(account.id) } };
+      });
+
+      r.add('GET', '/clock', () => ({ body: { now: ctx.clock.nowIso() } }));
+      r.add('POST', '/clock', ({ body }) => {
+        const { advanceMs } = parse(clockSchema, body);
+        return { body: { now: new Date(ctx.clock.advance(advanceMs)).toISOString() } };
+      });
+
+      r.add('GET', '/faults', () => ({ body: { faults: ctx.faults.list() } }));
+      r.add('POST', '/faults', ({ body }) => ({
+        body: { fault: ctx.faults.add(parse(faultSpecSchema, body)) },
+      }));
+      r.add('DELETE', '/faults', () => {
+        ctx.faults.clear();
+        return { body: { faults: [] } };
+      });
+
+      r.add('GET', '/state', () => ({ body: emulatorState(ctx) }));
+      r.add('POST', '/reset', async () => {
+        await reset();
+        return { body: emulatorState(ctx) };
+      });
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/** `POST /configurations/validate`: the create's own targeting check, reported instead of enforced. */
+import type { EmulatorContext } from '../context.js';
+import type { RouteRegistrar } from '../router.js';
+import { authenticate } from './auth.js';
+import { objectBody } from './request-body.js';
+import { type Issue, proxyUsernamePreview, resolveSessionRequest } from './targeting.js';
+
+/** Normalized fields; a field with an issue is `null` (never silently replaced by a default). */
+function normalized(config: Record<string, unknown>, issues: Issue[]) {
+  const bad = new Set(issues.map((i) => i.field));
+  const pick = (field: string, value: unknown) => (bad.has(field) ? null : (value ?? null));
+  const filterBad = bad.has('filter_mode') || bad.has('quality_filter_enabled');
+  return {
+    country: pick('country', config.country),
+    region: pick('region', config.region),
+    protocol: pick('protocol', config.protocol),
+    connection_type: pick('connection_type', config.connection_type),
+    session_type: pick('session_type', config.session_type),
+    filter_mode: filterBad ? null : config.filter_mode,
+    quality_filter: filterBad ? null : config.quality_filter_enabled,
+    ipv4_only: pick('ipv4_only', config.ipv4_only),
+  };
+}
+
+export function configurationRoutes(ctx: EmulatorContext) {
+  return (r: RouteRegistrar) => {
+    r.add('POST', '/configurations/validate', ({ req, body }) => {
+      const account = authenticate(ctx, req);
+      const { resolved, issues } = resolveSessionRequest(objectBody(body), {
+        account,
+        findProfile: (id) => ctx.store.profile(account.id, id),
+        requirePassword: false,
+      });
+      return {
+        body: {
+          data: {
+            valid: issues.length === 0,
+            normalized: normalized({ ...resolved.config }, issues),
+            issues: issues.length === 0 ? null : issues,
+            proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
+          },
+        },
+      };
+    });
+  };
+}

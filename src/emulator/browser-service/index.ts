@@ -1,0 +1,1 @@
+export { browserServiceModule } from './module.js';

@@ -1,0 +1,136 @@
+/** `GET /locations/{level}` over the bundled dataset (`data/locations.ts`). */
+import type { EmulatorContext } from '../context.js';
+import {
+  COUNTRY_DETAILS,
+  COUNTRY_LIST,
+  citiesOf,
+  findCountry,
+  findRegion,
+} from '../data/locations.js';
+import { badRequest, HttpError, unavailable } from '../http-error.js';
+import type { RouteRegistrar } from '../router.js';
+import { authenticate } from './auth.js';
+import { parseLimit } from './sessions.js';
+import { LOCATION_CONNECTION_TYPES, LOCATION_LEVELS, type LocationLevel } from './vocabulary.js';
+
+/** Page size when `limit` is absent (every country fits in one page), and the largest accepted. */
+export const LOCATIONS_DEFAULT_LIMIT = 250;
+export const LOCATIONS_MAX_LIMIT = 1000;
+/** What a client is told when locations are configured off. */
+export const LOCATIONS_OFF_RETRY_AFTER_SECONDS = 60;
+
+export interface LocationItem {
+  code: string;
+  name: string;
+  availability: 'high';
+  country_code: string;
+  region_code: string;
+}
+
+const item = (code: string, name: string, country: string, region = ''): LocationItem => ({
+  code,
+  name,
+  availability: 'high',
+  country_code: country,
+  region_code: region,
+});
+
+/** Parents each level needs: a missing one is a 400 naming it. */
+const REQUIRED: Record<LocationLevel, string[]> = {
+  countries: [],
+  regions: ['country'],
+  cities: ['country', 'region'],
+  isps: ['country'],
+  'zip-codes': ['country'],
+};
+
+function knownCountry(code: string): string {
+  if (!findCountry(code)) throw badRequest(`country "${code}" is not a known country code`);
+  return code;
+}
+
+function knownRegion(country: string, region: string): string {
+  if (!findRegion(country, region)) {
+    throw badRequest(`region "${region}" is not available in country "${country}"`);
+  }
+  return region;
+}
+
+export function listLocations(level: LocationLevel, query: URLSearchParams): LocationItem[] {
+  const get = (key: string) => query.get(key)?.trim().toLowerCase() || undefined;
+  const missing = REQUIRED[level].filter((key) => get(key) === undefined);
+  if (missing.length > 0) throw badRequest(`${level} requires ${missing.join(' and ')}`);
+  const search = get('search');
+  if (search !== undefined && level !== 'countries') {
+    throw badRequest('search is only supported for countries');
+  }
+  const country = get('country') && knownCountry(get('country') as string);
+  const region = get('region') && knownRegion(country as string, get('region') as string);
+  switch (level) {
+    case 'countries':
+      return COUNTRY_LIST.filter(
+        (c) => !search || c.code.includes(search) || c.name.toLowerCase().includes(search),
+      ).map((c) => item(c.code, c.name, c.code));
+    case 'regions':
+      return (COUNTRY_DETAILS[country as string]?.regions ?? []).map((r) =>
+        item(r.code, r.name, country as string, r.code),
+      );
+    case 'cities':
+      return citiesOf(country as string, region).map((c) =>
+        item(c.city.code, c.city.name, country as string, c.region),
+      );
+    case 'isps':
+      return (COUNTRY_DETAILS[country as string]?.isps ?? []).map((i) =>
+        item(i.code, i.name, country as string),
+      );
+    case 'zip-codes': {
+      const city = get('city');
+      return citiesOf(country as string, region)
+        .filter((c) => city === undefined || c.city.code === city)
+        .flatMap((c) => c.city.zips.map((zip) => item(zip, zip, country as string, c.region)));
+    }
+  }
+}
+
+function checkFilters(query: URLSearchParams): void {
+  const type = query.get('connection_type');
+  if (type !== null && !(LOCATION_CONNECTION_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(`connection_type must be one of: ${LOCATION_CONNECTION_TYPES.join(', ')}`);
+  }
+  const ipv4 = query.get('ipv4_only');
+  if (ipv4 !== null && !['true', 'false', '1', '0'].includes(ipv4)) {
+    throw badRequest('ipv4_only must be true or false');
+  }
+}
+
+function parseOffset(raw: string | null): number {
+  if (raw === null) return 0;
+  if (!/^\d+$/.test(raw)) throw badRequest('offset must be an integer >= 0');
+  return Number(raw);
+}
+
+export function locationRoutes(ctx: EmulatorContext) {
+  return (r: RouteRegistrar) => {
+    r.add('GET', '/locations/:level', ({ req, params, query }) => {
+      authenticate(ctx, req);
+      const level = params.level as LocationLevel;
+      if (!LOCATION_LEVELS.includes(level)) {
+        throw new HttpError(
+          404,
+          `Unknown location level; use one of: ${LOCATION_LEVELS.join(', ')}`,
+        );
+      }
+      if (!ctx.options.locations) {
+        throw unavailable(
+          'locations_not_configured',
+          LOCATIONS_OFF_RETRY_AFTER_SECONDS,
+          'Location data is not configured for this deployment',
+        );
+      }
+      checkFilters(query);
+      const limit = parseLimit(query.get('limit'), LOCATIONS_DEFAULT_LIMIT, LOCATIONS_MAX_LIMIT);
+      const offset = parseOffset(query.get('offset'));
+      return { body: { data: listLocations(level, query).slice(offset, offset + limit) } };
+    });
+  };
+}

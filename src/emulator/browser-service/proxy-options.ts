@@ -1,0 +1,35 @@
+/** `GET /proxy/options`: the vocabulary, straight from `vocabulary.ts`. */
+import type { EmulatorContext } from '../context.js';
+import type { RouteRegistrar } from '../router.js';
+import { authenticate } from './auth.js';
+import {
+  CONNECTION_TYPES,
+  FILTER_LEVELS,
+  FILTER_MODES,
+  LOCATION_LEVELS,
+  PROTOCOLS,
+  SESSION_TYPES,
+} from './vocabulary.js';
+
+export const proxyOptions = () => ({
+  connection_types: CONNECTION_TYPES,
+  session_types: SESSION_TYPES,
+  protocols: PROTOCOLS,
+  filter_modes: FILTER_MODES,
+  filter_levels: FILTER_LEVELS,
+  quality_filter: {
+    deprecated: true,
+    default: true,
+    description: 'true equals filter_mode "quality", false equals "none"; use filter_mode',
+  },
+  location_levels: LOCATION_LEVELS,
+});
+
+export function proxyOptionRoutes(ctx: EmulatorContext) {
+  return (r: RouteRegistrar) => {
+    r.add('GET', '/proxy/options', ({ req }) => {
+      authenticate(ctx, req);
+      return { body: { data: proxyOptions() } };
+    });
+  };
+}

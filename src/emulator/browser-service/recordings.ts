@@ -1,0 +1,36 @@
+/**
+ * `GET /sessions/{id}/recordings`: published recordings with a fresh signed `video_url` on every
+ * listing. The file itself is served by `recording-files.ts`.
+ */
+import type { EmulatorContext } from '../context.js';
+import type { RecordingRecord } from '../model.js';
+import type { RouteRegistrar } from '../router.js';
+import { authenticate } from './auth.js';
+import { findSession } from './sessions.js';
+
+export const RECORDING_FILES_PREFIX = '/recording-files';
+
+export function signedVideoUrl(ctx: EmulatorContext, origin: string, recording: RecordingRecord) {
+  const expiresAt = ctx.clock.now() + ctx.options.videoUrlLifetimeMs;
+  const sig = ctx.signer.signature(recording.id, expiresAt);
+  return {
+    video_url: `${origin}${RECORDING_FILES_PREFIX}/${recording.id}?expires=${expiresAt}&sig=${sig}`,
+    video_url_expires_at: new Date(expiresAt).toISOString(),
+  };
+}
+
+export function recordingRoutes(ctx: EmulatorContext) {
+  return (r: RouteRegistrar) => {
+    r.add('GET', '/sessions/:id/recordings', ({ req, params, origin }) => {
+      const session = findSession(ctx, authenticate(ctx, req), params.id as string);
+      const recordings = ctx.store.publishedRecordings(session.id).map((recording) => ({
+        id: recording.id,
+        is_primary: recording.isPrimary,
+        duration_seconds: recording.file.durationSeconds,
+        size_bytes: recording.file.sizeBytes,
+        ...signedVideoUrl(ctx, origin, recording),
+      }));
+      return { body: { data: recordings } };
+    });
+  };
+}

@@ -1,0 +1,22 @@
+/** Turns a create body into a launch request, or the error the create answers with. */
+import type { EmulatorContext } from '../context.js';
+import { badRequest, notFound } from '../http-error.js';
+import type { Account } from '../model.js';
+import { objectBody } from './request-body.js';
+import { issuesMessage, type ResolvedRequest, resolveSessionRequest } from './targeting.js';
+
+/** 404 for an unknown `profile_id` (like any other id of the account); 400 for every other issue. */
+export function resolveCreate(
+  ctx: EmulatorContext,
+  account: Account,
+  body: unknown,
+): ResolvedRequest {
+  const { resolved, issues } = resolveSessionRequest(objectBody(body), {
+    account,
+    findProfile: (id) => ctx.store.profile(account.id, id),
+    requirePassword: true,
+  });
+  if (issues.some((i) => i.code === 'unknown_profile')) throw notFound('Profile');
+  if (issues.length > 0) throw badRequest(issuesMessage(issues));
+  return resolved;
+}

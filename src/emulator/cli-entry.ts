@@ -1,0 +1,59 @@
+/**
+ * `remote-browser emulator` minus the argument parsing: start, print the env lines to export,
+ * run until SIGINT/SIGTERM, then close (no Chromium left behind).
+ */
+import type { EmulatorOptions } from './options.js';
+import { type EmulatorHandle, startEmulator } from './start.js';
+
+export interface ForegroundIo {
+  stdout(line: string): void;
+}
+
+/** The lines a shell evaluates to point the library at this emulator. */
+export function exportLines(handle: EmulatorHandle): string[] {
+  const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+  return [
+    `export REMOTE_BROWSER_URL=${quote(handle.browserUrl)}`,
+    `export REMOTE_BROWSER_TOKEN=${quote(handle.token)}`,
+    `export REMOTE_BROWSER_PROXY_PASSWORD=${quote(handle.proxyPassword)}`,
+    `export REMOTE_BROWSER_ACCOUNT_URL=${quote(handle.accountUrl)}`,
+    `export REMOTE_BROWSER_API_KEY=${quote(handle.apiKey)}`,
+  ];
+}
+
+/**
+ * Resolves once the emulator has closed after a signal (or after `stop` is called: tests).
+ * The secrets printed here are the emulator's own throwaway credentials: printing them is the point.
+ */
+export async function runEmulatorForeground(
+  options: EmulatorOptions,
+  io: ForegroundIo,
+  signals: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM'],
+): Promise<{ handle: EmulatorHandle; closed: Promise<void>; stop(): Promise<void> }> {
+  const handle = await startEmulator(options);
+  const state = await handle.admin.state();
+  io.stdout(`# remote-browser emulator ${state.version} on ${handle.url}`);
+  if (!state.recordingsAvailable) {
+    io.stdout(`# recordings are off: ${state.recordingsOffReason ?? 'ffmpeg not found'}`);
+  }
+  for (const line of exportLines(handle)) io.stdout(line);
+  io.stdout('# Ctrl-C stops the emulator and every browser it started');
+
+  let markClosed!: () => void;
+  const closed = new Promise<void>((done) => {
+    markClosed = done;
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      for (const signal of signals) process.off(signal, onSignal);
+      await handle.close();
+      io.stdout('# emulator stopped');
+      markClosed();
+    })();
+    return stopping;
+  };
+  const onSignal = () => void stop();
+  for (const signal of signals) process.on(signal, onSignal);
+  return { handle, closed, stop };
+}

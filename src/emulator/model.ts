@@ -1,0 +1,108 @@
+/** The records the emulator keeps in memory. Times are emulator-clock ms since the epoch. */
+import type { ClockTimer } from './clock.js';
+import type { AccountLimits } from './options.js';
+import type { RecordingFile, RunningBrowser } from './runtime/index.js';
+
+export interface Account {
+  id: string;
+  /** The proxy user that prefixes every proxy username (shown in the validate preview only). */
+  proxyUser: string;
+  proxyPassword: string;
+  /** For the account service (mounted later on the same server). */
+  apiKey: string;
+  purchased: boolean;
+  balance: number;
+  limits: AccountLimits;
+  createdAt: number;
+}
+
+export interface TokenRecord {
+  accountId: string;
+  issuedAt: number;
+}
+
+/** Resolved targeting of a session: the `config` object of the spec. */
+export interface SessionConfig {
+  country?: string;
+  region?: string;
+  city?: string;
+  zip?: string;
+  isp?: string;
+  protocol: string;
+  connection_type: string;
+  session_type: string;
+  filter_mode: string;
+  quality_filter_enabled: boolean;
+  ipv4_only: boolean;
+  profile_name: string | null;
+  profile_id: string | null;
+}
+
+export interface DebuggerEndpoint {
+  address: string;
+  close(): Promise<void>;
+}
+
+export interface SessionRecord {
+  id: string;
+  accountId: string;
+  status: 'running' | 'ended';
+  createdAt: number;
+  endedAt: number | null;
+  /** Why it ended: `deleted`, `idle_timeout`, `max_duration`, `browser_exited`, `emulator_reset`. */
+  endReason?: string;
+  config: SessionConfig;
+  /** Secret inside `cdp_url`; checked by the CDP proxy resolver. */
+  accessToken: string;
+  browser?: RunningBrowser;
+  profileId?: string;
+  idleMs: number;
+  maxMs: number;
+  lastActivityAt: number;
+  timers: ClockTimer[];
+  debuggerEndpoint?: Promise<DebuggerEndpoint>;
+  /** Set once the end has started, so every path that ends a session shares one stop(). */
+  ending?: Promise<void>;
+}
+
+export interface RecordingRecord {
+  id: string;
+  sessionId: string;
+  accountId: string;
+  isPrimary: boolean;
+  file: RecordingFile;
+  /** Listed from this instant on (end + publication delay). */
+  publishedAt: number;
+}
+
+export interface PinnedLocation {
+  country: string;
+  region: string;
+  city: string;
+  isp: string;
+  zip: string;
+  connection_type: string;
+}
+
+export interface ProfileRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  description: string;
+  createdAt: number;
+  pinIp: boolean;
+  storeCache: boolean;
+  pinned?: PinnedLocation;
+  /** Persistent Chromium user-data dir when `storeCache`; created on first use. */
+  userDataDir?: string;
+}
+
+export interface AsyncCreateRecord {
+  id: string;
+  accountId: string;
+  createdAt: number;
+  status: 'pending' | 'completed' | 'failed';
+  sessionId?: string;
+  error?: string;
+  errorStatus?: number;
+}

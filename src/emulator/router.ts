@@ -1,0 +1,108 @@
+/**
+ * A tiny method + path-pattern router. Routes are registered by route modules, each under a
+ * prefix, so another service (the account API under `/api/v2/base`) can be mounted on the same
+ * server without this file knowing about it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  /** Full pathname, prefix included. */
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Parsed JSON body; `undefined` when the request had none. */
+  body: unknown;
+  /** `http://host:port` of this server, for URLs handed back to clients. */
+  origin: string;
+}
+
+/** A JSON answer; status defaults to 200. */
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Returns a JSON reply, or `undefined` when the handler wrote the response itself (streams). */
+export type RouteHandler = (ctx: RouteContext) => Promise<Reply | undefined> | Reply | undefined;
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/** What a route module sees: add routes relative to its mount prefix. */
+export interface RouteRegistrar {
+  add(method: Method, pattern: string, handler: RouteHandler): void;
+}
+
+/** A group of routes mounted under one prefix (`/api/v2/browser`, `/_emulator`, ...). */
+export interface RouteModule {
+  prefix: string;
+  register(routes: RouteRegistrar): void;
+}
+
+interface Route {
+  method: Method;
+  segments: string[];
+  handler: RouteHandler;
+}
+
+export interface RouteMatch {
+  handler: RouteHandler;
+  params: Record<string, string>;
+}
+
+export class Router {
+  readonly #routes: Route[] = [];
+
+  add(method: Method, pattern: string, handler: RouteHandler): void {
+    this.#routes.push({ method, segments: split(pattern), handler });
+  }
+
+  mount(module: RouteModule): void {
+    const prefix = module.prefix.replace(/\/+$/, '');
+    module.register({
+      add: (method, pattern, handler) => this.add(method, `${prefix}${pattern}`, handler),
+    });
+  }
+
+  match(method: string, pathname: string): RouteMatch | undefined {
+    const parts = split(pathname);
+    // HEAD is answered by the GET route (node:http drops the body of a HEAD response).
+    const wanted = method === 'HEAD' ? ['HEAD', 'GET'] : [method];
+    for (const candidate of wanted) {
+      for (const route of this.#routes) {
+        if (route.method !== candidate) continue;
+        const params = matchSegments(route.segments, parts);
+        if (params) return { handler: route.handler, params };
+      }
+    }
+    return undefined;
+  }
+}
+
+function split(path: string): string[] {
+  return path.split('/').filter((s) => s.length > 0);
+}
+
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
+  if (pattern.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const want = pattern[i] as string;
+    const got = parts[i] as string;
+    if (want.startsWith(':')) {
+      let value: string;
+      try {
+        value = decodeURIComponent(got);
+      } catch {
+        return undefined;
+      }
+      params[want.slice(1)] = value;
+    } else if (want !== got) {
+      return undefined;
+    }
+  }
+  return params;
+}

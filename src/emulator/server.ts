@@ -1,0 +1,123 @@
+/**
+ * The emulator's HTTP server: one origin for the browser service, the account service (mounted
+ * later as another route module), the CDP proxy, the live view, recording files and the admin
+ * API. Every response carries `X-Emulator-Version`; every error is the services' flat
+ * `{ error }` shape.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { redact } from '../http/index.js';
+import { VERSION } from '../version.js';
+import { ADMIN_PREFIX } from './admin.js';
+import type { EmulatorContext } from './context.js';
+import type { Fault } from './faults.js';
+import { HttpError } from './http-error.js';
+import type { Reply, Router } from './router.js';
+
+/** Request bodies are small JSON documents; anything larger is refused. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const NO_BODY = Symbol('no body');
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'Request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The parser's message can quote the body (which may hold a password): never echo it.
+    throw new HttpError(400, 'Malformed JSON in the request body');
+  }
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent || res.destroyed) return;
+  const status = reply.status ?? 200;
+  const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    ...reply.headers,
+  });
+  res.end(payload);
+}
+
+function errorReply(error: unknown, ctx: EmulatorContext, what: string): Reply {
+  if (error instanceof HttpError) {
+    return { status: error.status, body: error.body, headers: error.headers };
+  }
+  ctx.log('error', `${what} failed: ${error instanceof Error ? error.stack : String(error)}`);
+  return { status: 500, body: { error: 'Internal emulator error' } };
+}
+
+function faultReply(fault: Fault): Reply {
+  return { status: fault.status as number, body: fault.body ?? { error: 'Injected fault' } };
+}
+
+export function createEmulatorServer(ctx: EmulatorContext, router: Router): Server {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('x-emulator-version', VERSION);
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+    const path = url.pathname;
+    const what = `${method} ${path}`;
+
+    if (ctx.proxy.handleHttp(req, res) || ctx.liveView.handleHttp(req, res)) return;
+
+    // The admin API is never faulted, so a test can always clear what it injected.
+    const fault = path.startsWith(`${ADMIN_PREFIX}/`) ? undefined : ctx.faults.take(method, path);
+    if (fault && !fault.afterHandling) {
+      if (fault.delayMs) await sleep(fault.delayMs);
+      if (fault.dropConnection) return void req.socket.destroy();
+      if (fault.status !== undefined) return send(res, faultReply(fault));
+    }
+
+    let reply: Reply | undefined | typeof NO_BODY;
+    try {
+      const body = await readJson(req);
+      const match = router.match(method, path);
+      if (!match) throw new HttpError(404, `No route for ${what}`);
+      reply = await match.handler({
+        req,
+        res,
+        method,
+        path,
+        params: match.params,
+        query: url.searchParams,
+        body,
+        origin: ctx.origin(),
+      });
+      if (reply === undefined) reply = NO_BODY;
+    } catch (error) {
+      reply = errorReply(error, ctx, what);
+    }
+
+    if (fault?.afterHandling) {
+      if (fault.delayMs) await sleep(fault.delayMs);
+      if (fault.dropConnection) return void req.socket.destroy();
+      if (fault.status !== undefined && reply !== NO_BODY) reply = faultReply(fault);
+    }
+    if (reply !== NO_BODY) send(res, reply);
+    ctx.log('info', redact(`${what} → ${res.statusCode}`));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      send(res, errorReply(error, ctx, `${req.method} ${req.url}`));
+    });
+  });
+  server.on('upgrade', (req, socket, head) => {
+    if (ctx.proxy.handleUpgrade(req, socket, head)) return;
+    socket.end(
+      'HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":"Not found"}',
+    );
+  });
+  return server;
+}
