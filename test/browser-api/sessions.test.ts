@@ -297,6 +297,25 @@ describe('sessions reads and end', () => {
     ]);
   });
 
+  it('accepts null connection fields for an ended session but requires them while running', async () => {
+    const ended = {
+      id: 's-1',
+      status: 'ended',
+      cdp_url: null,
+      debugger_address: null,
+      live_view_url: null,
+      config: {},
+    };
+    f.server.respond(ok(ended), ok({ ...ended, status: 'running' }));
+    const connection = await f.api.sessions.connection('s-1');
+    expect(connection.cdp_url).toBeUndefined();
+    const error = (await f.api.sessions
+      .connection('s-1')
+      .catch((e: unknown) => e)) as ResponseValidationError;
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.field).toBe('cdp_url');
+  });
+
   it('rejects an empty id before sending anything', async () => {
     for (const call of [
       () => f.api.sessions.retrieve(''),

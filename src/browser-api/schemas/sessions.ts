@@ -122,16 +122,38 @@ export const SessionSchema = z.looseObject({
 });
 export type Session = z.infer<typeof SessionSchema>;
 
-export const SessionConnectionSchema = z.looseObject({
-  id: IdSchema,
-  status: SessionStatusSchema,
-  cdp_url: CdpUrlSchema,
-  /** `host:port` for remote-debugging clients. */
-  debugger_address: z.string().min(1),
-  /** Opens in any browser tab to watch the session live. */
-  live_view_url: z.string().regex(/^https?:\/\//i, 'must be an http(s) URL'),
-  config: SessionConfigSchema,
-});
+/** `null` and absent read the same: `undefined`, so callers test one thing. */
+const absentWhenNull = (schema: z.ZodString) =>
+  schema.nullish().transform((value) => value ?? undefined);
+
+/**
+ * What an external client needs to attach. The spec shows a running session; for an ended one
+ * the three connection fields may be null or absent (not shown), so they are required only
+ * while `status` is `running`.
+ */
+export const SessionConnectionSchema = z
+  .looseObject({
+    id: IdSchema,
+    status: SessionStatusSchema,
+    cdp_url: absentWhenNull(CdpUrlSchema),
+    /** `host:port` for remote-debugging clients. */
+    debugger_address: absentWhenNull(z.string().min(1)),
+    /** Opens in any browser tab to watch the session live. */
+    live_view_url: absentWhenNull(z.string().regex(/^https?:\/\//i, 'must be an http(s) URL')),
+    config: SessionConfigSchema,
+  })
+  .superRefine((connection, ctx) => {
+    if (connection.status !== 'running') return;
+    for (const field of ['cdp_url', 'debugger_address', 'live_view_url'] as const) {
+      if (typeof connection[field] !== 'string') {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'is required while the session is running',
+        });
+      }
+    }
+  });
 export type SessionConnection = z.infer<typeof SessionConnectionSchema>;
 
 export const PageSchema = z.looseObject({
