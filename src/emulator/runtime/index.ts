@@ -8,6 +8,8 @@ export {
   findChromium,
   findFfmpeg,
 } from './find-executables.js';
+export type { LiveView, LiveViewOptions } from './live-view.js';
+export { createLiveView } from './live-view.js';
 export type {
   BrowserRuntime,
   CdpProxy,

@@ -1,0 +1,47 @@
+/** The live view's HTML: self-contained (no external assets: the emulator runs offline). */
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function liveViewPage(sessionId: string): string {
+  const id = escapeHtml(sessionId);
+  const base = `/live/${encodeURIComponent(sessionId)}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Live view: session ${id}</title>
+<style>
+  html, body { margin: 0; height: 100%; background: #111; color: #ddd; font: 14px system-ui, sans-serif; }
+  body { display: flex; flex-direction: column; }
+  header { padding: 6px 12px; display: flex; gap: 12px; align-items: center; }
+  #state { padding: 2px 8px; border-radius: 10px; background: #264; }
+  #state.ended { background: #633; }
+  main { flex: 1; display: flex; align-items: center; justify-content: center; min-height: 0; }
+  img { max-width: 100%; max-height: 100%; object-fit: contain; background: #222; }
+</style>
+</head>
+<body>
+<header><span id="state">live</span><span>session ${id}</span></header>
+<main><img id="screen" alt="live view of session ${id}" src="${base}/stream"></main>
+<script>
+  // The MJPEG stream just stops when the session ends; poll the status to say so.
+  const state = document.getElementById('state');
+  const timer = setInterval(async () => {
+    try {
+      const res = await fetch('${base}/status', { cache: 'no-store' });
+      const body = res.ok ? await res.json() : { status: 'ended' };
+      if (body.status !== 'running') {
+        clearInterval(timer);
+        state.textContent = 'session ended';
+        state.className = 'ended';
+      }
+    } catch {}
+  }, 2000);
+</script>
+</body>
+</html>
+`;
+}
