@@ -1,7 +1,64 @@
-import { notImplemented } from '../not-implemented.js';
-
-export class AccountApi {
-  constructor() {
-    notImplemented('remote-browser/account AccountApi');
-  }
-}
+export {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  isPaymentRequiredError,
+  NotFoundError,
+  PaymentRequiredError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestValidationError,
+} from '../http/errors.js';
+export type { CostEstimate, LocationGroup } from './batches.js';
+export { estimateCost, groupByLocation } from './batches.js';
+export { AccountApi, type AccountApiOptions, type AccountRateLimits } from './client.js';
+export { Notifications } from './notifications.js';
+export type { WaitOptions } from './queries.js';
+export { isPending, Queries } from './queries.js';
+export type { RunManyOptions, RunManyProgress, RunManyResult } from './run-many.js';
+export { RunManyError } from './run-many.js';
+export type {
+  Balance,
+  Batch,
+  CreatedWebhook,
+  EventType,
+  LastDelivery,
+  Location,
+  Notification,
+  Platform,
+  RawResponse,
+  ResultRow,
+  RowStatus,
+  RunManyParams,
+  SecretRotation,
+  Source,
+  SubmitParams,
+  SubmitResponse,
+  SubmittedRow,
+  Webhook,
+  WebhookCreateParams,
+  WebhookReplaceParams,
+} from './schemas.js';
+export {
+  AVAILABLE_PLATFORMS,
+  batchSchema,
+  LIMITS,
+  PLATFORMS,
+  submitParamsSchema,
+  webhookIdOf,
+} from './schemas.js';
+export type {
+  HeaderSource,
+  SignedMessage,
+  VerifiedWebhook,
+  VerifyWebhookOptions,
+  WebhookSignatureScheme,
+  WebhookVerificationReason,
+} from './webhook-signature.js';
+export {
+  SecretRing,
+  standardWebhooks,
+  verifyWebhook,
+  WebhookVerificationError,
+} from './webhook-signature.js';
+export { Webhooks } from './webhooks.js';

@@ -1,0 +1,50 @@
+/** `/notifications/`: the unread queue. Listing returns unread only; marking read is a DELETE. */
+import type { CallOptions } from '../http/call-options.js';
+import { isNotFoundError } from '../http/errors.js';
+import type { Transport } from '../http/transport.js';
+import { listOf, type Notification, notificationSchema } from './schemas.js';
+
+export class Notifications {
+  constructor(private readonly transport: Transport) {}
+
+  list(options: CallOptions = {}): Promise<Notification[]> {
+    return this.transport.request({
+      ...options,
+      method: 'GET',
+      path: '/notifications/',
+      schema: listOf(notificationSchema),
+      what: 'notifications.list',
+    });
+  }
+
+  async markRead(notificationId: string, options: CallOptions = {}): Promise<void> {
+    await this.transport.request({
+      ...options,
+      method: 'DELETE',
+      path: `/notifications/${encodeURIComponent(notificationId)}`,
+      what: `notifications.markRead(${notificationId})`,
+    });
+  }
+
+  /**
+   * Yields every unread notification and marks it read once the loop body has handled it, so
+   * one that was being handled when the loop broke stays unread. Lists again until the queue
+   * is empty; one already marked read elsewhere (404) is skipped.
+   */
+  async *drain(options: CallOptions = {}): AsyncGenerator<Notification, void, undefined> {
+    const seen = new Set<string>();
+    for (;;) {
+      const fresh = (await this.list(options)).filter((n) => !seen.has(n.notification_id));
+      if (fresh.length === 0) return;
+      for (const notification of fresh) {
+        seen.add(notification.notification_id);
+        yield notification;
+        try {
+          await this.markRead(notification.notification_id, options);
+        } catch (error) {
+          if (!isNotFoundError(error)) throw error;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,23 @@
+/** Canned account-service bodies for client tests against the loopback server. */
+export const row = (over: Record<string, unknown> = {}) => ({
+  id: 'r1',
+  platform: 'assistant_a',
+  question: 'q?',
+  country: 'us',
+  region: 'California',
+  city: 'San Francisco',
+  status: 'success',
+  raw_response: { text: 'answer', used_html_fallback: false, sources: [] },
+  created: '2030-01-01T00:00:00Z',
+  updated: '2030-01-01T00:00:05Z',
+  ...over,
+});
+
+export const pendingRow = (over: Record<string, unknown> = {}) =>
+  row({ status: 'pending', raw_response: null, ...over });
+
+export const validSubmit = {
+  questions: ['What is the best coffee?'],
+  platforms: ['assistant_a' as const],
+  locations: [{ country: 'us' }],
+};
