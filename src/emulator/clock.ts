@@ -41,6 +41,8 @@ export class EmulatorClock {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advanceMs must be a number >= 0');
     this.#offsetMs += ms;
     this.#fireDue();
+    // The rest are now closer in real time: re-arm them against the new offset.
+    for (const timer of this.#pending) this.#arm(timer);
     return this.now();
   }
 

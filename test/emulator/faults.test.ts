@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { FaultRegistry, matchesFault } from '../../src/emulator/faults.js';
+
+describe('fault matching', () => {
+  it('matches an exact path, with or without a method', () => {
+    expect(matchesFault({ path: '/a/b' }, 'GET', '/a/b')).toBe(true);
+    expect(matchesFault({ path: '/a/b', method: 'post' }, 'POST', '/a/b')).toBe(true);
+    expect(matchesFault({ path: '/a/b', method: 'POST' }, 'GET', '/a/b')).toBe(false);
+    expect(matchesFault({ path: '/a/b' }, 'GET', '/a/b/c')).toBe(false);
+  });
+
+  it('lets * match any run of characters, slashes included', () => {
+    expect(
+      matchesFault({ path: '/api/v2/browser/sessions/*' }, 'GET', '/api/v2/browser/sessions/x'),
+    ).toBe(true);
+    expect(matchesFault({ path: '*/pages' }, 'GET', '/api/v2/browser/sessions/x/pages')).toBe(true);
+    expect(matchesFault({ path: '/a.b*' }, 'GET', '/aXb')).toBe(false);
+  });
+});
+
+describe('FaultRegistry', () => {
+  it('serves a fault count times, then forgets it', () => {
+    const faults = new FaultRegistry();
+    faults.add({ path: '/x', status: 503, count: 2 });
+    expect(faults.take('GET', '/x')?.status).toBe(503);
+    expect(faults.list()).toHaveLength(1);
+    expect(faults.take('GET', '/x')?.status).toBe(503);
+    expect(faults.take('GET', '/x')).toBeUndefined();
+    expect(faults.list()).toEqual([]);
+  });
+
+  it('serves the oldest matching fault first and clears all on demand', () => {
+    const faults = new FaultRegistry();
+    faults.add({ path: '/x', status: 500 });
+    faults.add({ path: '*', status: 502 });
+    expect(faults.take('GET', '/x')?.status).toBe(500);
+    expect(faults.take('GET', '/x')?.status).toBe(502);
+    faults.add({ path: '*', status: 502 });
+    faults.clear();
+    expect(faults.take('GET', '/x')).toBeUndefined();
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * A stand-in for the Chromium runtime, for unit tests of the control plane (routes, limits,
+ * timers) that must run without a browser. Chromium itself is covered by the *.e2e tests.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type {
+  BrowserRuntime,
+  LaunchSpec,
+  PageActions,
+  RecordingFile,
+  RunningBrowser,
+} from '../../../src/emulator/runtime/index.js';
+import type { EmulatorParts } from '../../../src/emulator/start.js';
+
+export interface FakeBrowser extends RunningBrowser {
+  spec: LaunchSpec;
+  alive: boolean;
+  /** Simulates Chromium dying on its own. */
+  crash(): void;
+}
+
+export interface FakeRuntimeControl {
+  launched: FakeBrowser[];
+  /** What every page action does; replace to make actions fail. */
+  actions: PageActions;
+  /** Bytes of the recording each stop() returns (none when undefined). */
+  recordingBytes: Buffer | undefined;
+  recordingsAvailable: boolean;
+  /** Makes the next launch reject. */
+  failNextLaunch: boolean;
+}
+
+export function okActions(): PageActions {
+  return {
+    navigate: async () => {},
+    content: async () => '<html><body>fake</body></html>',
+    screenshot: async () => Buffer.from([0x89, 0x50, 0x4e, 0x47]),
+    executeCode: async (code) => ({ ran: code }),
+    pdf: async () => Buffer.from('%PDF-1.4'),
+    click: async () => {},
+    type: async () => {},
+    scroll: async () => {},
+  };
+}
+
+export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
+  const dir = mkdtempSync(join(tmpdir(), 'fake-runtime-'));
+  const control: FakeRuntimeControl = {
+    launched: [],
+    actions: okActions(),
+    recordingBytes: Buffer.alloc(4096, 7),
+    recordingsAvailable: true,
+    failNextLaunch: false,
+  };
+  let nextPid = 100_000;
+  const runtime: BrowserRuntime = {
+    get recordingsAvailable() {
+      return control.recordingsAvailable;
+    },
+    get recordingsOffReason() {
+      return control.recordingsAvailable ? undefined : 'ffmpeg not found (fake)';
+    },
+    chromiumPath: '/fake/chromium',
+    async launch(spec) {
+      if (control.failNextLaunch) {
+        control.failNextLaunch = false;
+        throw new Error('fake launch failure');
+      }
+      const browser: FakeBrowser = {
+        spec,
+        alive: true,
+        sessionId: spec.sessionId,
+        pid: nextPid++,
+        chromiumAddress: '127.0.0.1:9',
+        browserWsPath: `/devtools/browser/${spec.sessionId}`,
+        get actions() {
+          return control.actions;
+        },
+        pages: async () => [{ id: 'p1', title: 'Fake', type: 'page', url: 'about:blank' }],
+        onFrame: () => () => {},
+        lastFrame: () => undefined,
+        async stop(): Promise<RecordingFile | undefined> {
+          browser.alive = false;
+          if (!spec.record || !control.recordingBytes) return undefined;
+          const path = join(dir, `${spec.sessionId}.webm`);
+          writeFileSync(path, control.recordingBytes);
+          return {
+            path,
+            contentType: 'video/webm',
+            durationSeconds: 2.5,
+            sizeBytes: control.recordingBytes.length,
+          };
+        },
+        crash() {
+          browser.alive = false;
+          spec.onExit?.();
+        },
+      };
+      control.launched.push(browser);
+      return browser;
+    },
+    liveProcessCount: () => control.launched.filter((b) => b.alive).length,
+    async shutdown() {
+      for (const browser of control.launched) browser.alive = false;
+    },
+  };
+  return {
+    control,
+    runtime,
+    createProxy: ({ publicOrigin }) => ({
+      handleUpgrade: () => false,
+      handleHttp: () => false,
+      cdpUrl: (id, token) => `${publicOrigin().replace('http', 'ws')}/cdp/${id}?token=${token}`,
+      openDebuggerAddress: async () => ({ address: '127.0.0.1:1', close: async () => {} }),
+    }),
+    createLiveView: () => ({
+      handleHttp: () => false,
+      url: (origin, id) => `${origin}/live/${id}`,
+    }),
+  };
+}
