@@ -1,4 +1,5 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
+import type { AccountServiceOptions } from './account-service/options.js';
 import type { RuntimeOptions } from './runtime/index.js';
 
 export interface AccountLimits {
@@ -38,6 +39,8 @@ export interface EmulatorOptions extends RuntimeOptions {
   videoUrlLifetimeMs?: number;
   /** Credits of the default account (for the account service); default 1000. */
   defaultBalance?: number;
+  /** The account service's behaviour (delays, failures, charges, limits); defaults in docs/account.md. */
+  account?: AccountServiceOptions;
 }
 
 export interface ResolvedOptions {
@@ -51,6 +54,7 @@ export interface ResolvedOptions {
   tokenValidityMs: number;
   videoUrlLifetimeMs: number;
   defaultBalance: number;
+  account: AccountServiceOptions;
   runtime: RuntimeOptions;
 }
 
@@ -77,6 +81,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     tokenValidityMs,
     videoUrlLifetimeMs,
     defaultBalance,
+    account,
     ...runtime
   } = options;
   return {
@@ -90,6 +95,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     tokenValidityMs: tokenValidityMs ?? 7 * DAY,
     videoUrlLifetimeMs: videoUrlLifetimeMs ?? 10 * MINUTE,
     defaultBalance: defaultBalance ?? 1000,
+    account: account ?? {},
     runtime,
   };
 }
