@@ -2,6 +2,7 @@
  * The services mounted on the emulator's one origin, each a route module under its own prefix.
  * Another service (the account API under `/api/v2/base`) is added to this list.
  */
+import { accountAdminModule, accountServiceModule } from './account-service/mount.js';
 import { browserServiceModule } from './browser-service/index.js';
 import { recordingFilesModule } from './browser-service/recording-files.js';
 import type { EmulatorContext } from './context.js';
@@ -10,4 +11,6 @@ import type { RouteModule } from './router.js';
 export const SERVICE_MODULES: ReadonlyArray<(ctx: EmulatorContext) => RouteModule> = [
   browserServiceModule,
   recordingFilesModule,
+  accountServiceModule,
+  accountAdminModule,
 ];
