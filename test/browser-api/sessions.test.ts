@@ -2,7 +2,7 @@ import { Console } from 'node:console';
 import { PassThrough } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BrowserApi } from '../../src/browser-api/index.js';
+import { AsyncSessionError, BrowserApi } from '../../src/browser-api/index.js';
 import {
   isRequestValidationError,
   type RequestValidationError,

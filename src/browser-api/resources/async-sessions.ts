@@ -27,15 +27,22 @@ export class AsyncSessionError extends RemoteBrowserError {
   override name = 'AsyncSessionError';
   readonly requestId: string;
   readonly request: AsyncSessionRequest;
+  /**
+   * The HTTP status the synchronous create would have answered (e.g. 429 at the session limit),
+   * when the poll body carries one as `error_status` (the emulator does; the spec shows nothing).
+   */
+  readonly status: number | undefined;
 
   constructor(requestId: string, request: AsyncSessionRequest, reason: string) {
+    const status = (request as { error_status?: unknown }).error_status;
     super(`sessions.waitForAsync(${requestId}): the creation failed: ${reason}`);
     this.requestId = requestId;
     this.request = request;
+    this.status = typeof status === 'number' ? status : undefined;
   }
 
   protected override details(): Record<string, unknown> {
-    return { requestId: this.requestId, request: this.request };
+    return { requestId: this.requestId, status: this.status, request: this.request };
   }
 }
 

@@ -7,9 +7,14 @@
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { request, WebSocket } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserApi, Profile, SessionCreated } from '../../../src/browser-api/index.js';
+import {
+  AsyncSessionError,
+  type BrowserApi,
+  type Profile,
+  type SessionCreated,
+} from '../../../src/browser-api/index.js';
 import {
   type ApiError,
   AuthenticationError,
@@ -92,6 +97,32 @@ async function firstBytes(path: string, n: number): Promise<Buffer> {
   } finally {
     await file.close();
   }
+}
+
+/** One CDP command over a websocket, as any CDP client would send it. */
+function cdpCall(url: string, method: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no answer to ${method}`));
+    }, 15_000);
+    socket.addEventListener('open', () => socket.send(JSON.stringify({ id: 1, method })));
+    socket.addEventListener('error', () => {
+      clearTimeout(timer);
+      reject(new Error(`the CDP websocket failed (${method})`));
+    });
+    socket.addEventListener('message', (event) => {
+      const message = JSON.parse(String(event.data)) as {
+        id?: number;
+        result?: Record<string, unknown>;
+      };
+      if (message.id !== 1) return;
+      clearTimeout(timer);
+      socket.close();
+      resolve(message.result ?? {});
+    });
+  });
 }
 
 describe('vocabulary and targeting', () => {
@@ -279,6 +310,15 @@ describe('a session round trip', () => {
     expect(connection.live_view_url).toMatch(/^https?:\/\//);
   });
 
+  it('accepts a CDP client on the cdp_url unchanged, and serves /json/version on the debugger address', async () => {
+    const version = await cdpCall(session.cdp_url, 'Browser.getVersion');
+    expect(String(version.product)).toMatch(/Chrome|Chromium/i);
+    const connection = await api.sessions.connection(session.id);
+    const response = await request(`http://${connection.debugger_address}/json/version`);
+    expect(response.statusCode).toBe(200);
+    expect(await response.body.json()).toHaveProperty('Browser');
+  });
+
   it('drives the page: navigate, content, execute-code, click, type, scroll', async () => {
     const id = session.id;
     expect(await api.tools.navigate({ session_id: id, url: pageUrl })).toEqual({ status: 'ok' });
@@ -457,6 +497,14 @@ describe('limits', () => {
       expect(error.currentUsage).toBe(1);
       expect(error.limit).toBe(1);
       expect(error.retryAfterMs).toBeGreaterThan(0);
+      // The asynchronous create reports the same limit through its poll (an emulator choice:
+      // the spec does not show the poll's states).
+      const { request_id } = await small.sessions.createAsync({ filter_mode: 'none' });
+      const failed = await small.sessions
+        .waitForAsync(request_id, { intervalMs: 100, timeout: 30_000 })
+        .catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(AsyncSessionError);
+      if (!REAL) expect((failed as AsyncSessionError).status).toBe(429);
       await small.sessions.end(first.id);
     },
   );
