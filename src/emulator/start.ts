@@ -21,6 +21,7 @@ import {
   createBrowserRuntime,
   createCdpProxy,
   createLiveView,
+  type RunningBrowser,
 } from './runtime/index.js';
 import { createEmulatorServer } from './server.js';
 import { SERVICE_MODULES } from './services.js';
@@ -51,7 +52,7 @@ export interface EmulatorHandle {
 export interface EmulatorParts {
   runtime: BrowserRuntime;
   createProxy(options: { publicOrigin: () => string; resolve: CdpTargetResolver }): CdpProxy;
-  createLiveView(options: { resolve: CdpTargetResolver }): LiveView;
+  createLiveView(options: { resolve: (sessionId: string) => RunningBrowser | undefined }): LiveView;
   /** More services on the same origin (the account service under `/api/v2/base`). */
   routeModules?: ReadonlyArray<(ctx: EmulatorContext) => RouteModule>;
 }
@@ -62,7 +63,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   return startWithParts(resolved, {
     runtime,
     createProxy: createCdpProxy,
-    createLiveView: createLiveView as EmulatorParts['createLiveView'],
+    createLiveView,
   });
 }
 
@@ -96,7 +97,13 @@ export async function startWithParts(
     log,
     runtime: parts.runtime,
     proxy: parts.createProxy({ publicOrigin: () => origin, resolve }),
-    liveView: parts.createLiveView({ resolve }),
+    // The live view URL carries no token (an <img> or iframe cannot send one): by id alone.
+    liveView: parts.createLiveView({
+      resolve: (sessionId) => {
+        const session = store.sessions.get(sessionId);
+        return session?.status === 'running' ? session.browser : undefined;
+      },
+    }),
     signer: new UrlSigner(),
     dataDir,
     defaultAccountId: '',
