@@ -25,11 +25,20 @@ export class CdpProtocolError extends Error {
   }
 }
 
-type EventListener = (params: any, sessionId: string | undefined) => void;
+type EventListener = (params: unknown, sessionId: string | undefined) => void;
+
+interface Message {
+  id?: number;
+  method?: string;
+  params?: unknown;
+  sessionId?: string;
+  result?: unknown;
+  error?: { code: number; message: string };
+}
 
 interface Pending {
   method: string;
-  resolve: (value: any) => void;
+  resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -79,7 +88,7 @@ export class CdpClient {
     return this.#closed;
   }
 
-  send<T = any>(method: string, params: object = {}, options: SendOptions = {}): Promise<T> {
+  send<T = unknown>(method: string, params: object = {}, options: SendOptions = {}): Promise<T> {
     if (this.#closed)
       return Promise.reject(new CdpClosedError(`${method}: browser connection closed`));
     const id = this.#nextId++;
@@ -89,7 +98,12 @@ export class CdpClient {
         this.#pending.delete(id);
         reject(new CdpTimeoutError(`${method} got no answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.#pending.set(id, { method, resolve, reject, timer });
+      this.#pending.set(id, {
+        method,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer,
+      });
       const message: Record<string, unknown> = { id, method, params };
       if (options.sessionId) message.sessionId = options.sessionId;
       this.#ws.send(JSON.stringify(message));
@@ -97,11 +111,12 @@ export class CdpClient {
   }
 
   /** Subscribes to an event (of every session); returns the unsubscribe function. */
-  on(method: string, listener: EventListener): () => void {
+  on<P>(method: string, listener: (params: P, sessionId: string | undefined) => void): () => void {
     const set = this.#listeners.get(method) ?? new Set();
     this.#listeners.set(method, set);
-    set.add(listener);
-    return () => set.delete(listener);
+    const untyped = listener as EventListener;
+    set.add(untyped);
+    return () => set.delete(untyped);
   }
 
   onClose(listener: () => void): void {
@@ -115,7 +130,7 @@ export class CdpClient {
   }
 
   #onMessage(text: string): void {
-    let message: any;
+    let message: Message;
     try {
       message = JSON.parse(text);
     } catch {
@@ -135,7 +150,7 @@ export class CdpClient {
       }
       return;
     }
-    const listeners = this.#listeners.get(message.method);
+    const listeners = message.method && this.#listeners.get(message.method);
     if (!listeners) return;
     for (const listener of [...listeners]) {
       try {

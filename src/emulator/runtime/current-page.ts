@@ -28,10 +28,11 @@ export class CurrentPage {
 
   private constructor(cdp: CdpClient) {
     this.#cdp = cdp;
-    cdp.on('Target.targetCreated', ({ targetInfo }) => this.#upsert(targetInfo));
-    cdp.on('Target.targetInfoChanged', ({ targetInfo }) => this.#upsert(targetInfo));
-    cdp.on('Target.targetDestroyed', ({ targetId }) => this.#gone(targetId));
-    cdp.on('Target.detachedFromTarget', ({ sessionId }) => {
+    type TargetEvent = { targetInfo: TargetInfo };
+    cdp.on<TargetEvent>('Target.targetCreated', ({ targetInfo }) => this.#upsert(targetInfo));
+    cdp.on<TargetEvent>('Target.targetInfoChanged', ({ targetInfo }) => this.#upsert(targetInfo));
+    cdp.on<{ targetId: string }>('Target.targetDestroyed', ({ targetId }) => this.#gone(targetId));
+    cdp.on<{ sessionId: string }>('Target.detachedFromTarget', ({ sessionId }) => {
       const current = this.#current;
       if (current && current.sessionId === sessionId) this.#gone(current.targetId);
     });
@@ -72,7 +73,7 @@ export class CurrentPage {
           { timeoutMs },
         ));
       }
-      const { sessionId } = await this.#cdp.send(
+      const { sessionId } = await this.#cdp.send<{ sessionId: string }>(
         'Target.attachToTarget',
         { targetId, flatten: true },
         { timeoutMs },

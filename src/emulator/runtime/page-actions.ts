@@ -29,6 +29,22 @@ const FOCUS_FUNCTION = `function () {
   return document.activeElement === this || this.contains(document.activeElement);
 }`;
 
+interface RemoteObject {
+  type: string;
+  subtype?: string;
+  value?: unknown;
+  objectId?: string;
+  description?: string;
+}
+
+interface EvaluateAnswer {
+  result: RemoteObject;
+  exceptionDetails?: { text?: string; exception?: RemoteObject };
+}
+
+/** A CDP command on the current page's session, with the action timeout. */
+type Send = <R>(method: string, params?: object) => Promise<R>;
+
 export interface PageActionsOptions {
   timeoutMs: number;
   onActivity: () => void;
@@ -42,10 +58,7 @@ export function createPageActions(
   /** Runs `fn` against the current page, translating a silent browser into PageUnresponsiveError. */
   async function onPage<T>(
     action: string,
-    fn: (
-      send: <R = any>(method: string, params?: object) => Promise<R>,
-      sessionId: string,
-    ) => Promise<T>,
+    fn: (send: Send, sessionId: string) => Promise<T>,
   ): Promise<T> {
     onActivity();
     try {
@@ -63,11 +76,8 @@ export function createPageActions(
     }
   }
 
-  async function evaluate(
-    send: <R = any>(method: string, params?: object) => Promise<R>,
-    expression: string,
-  ): Promise<any> {
-    const { result, exceptionDetails } = await send('Runtime.evaluate', {
+  async function evaluate(send: Send, expression: string): Promise<unknown> {
+    const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
       expression,
       returnByValue: true,
       awaitPromise: true,
@@ -78,11 +88,8 @@ export function createPageActions(
   }
 
   /** The element's remote object id; SelectorNotFoundError when nothing (valid) matches. */
-  async function querySelector(
-    send: <R = any>(method: string, params?: object) => Promise<R>,
-    selector: string,
-  ): Promise<string> {
-    const { result, exceptionDetails } = await send('Runtime.evaluate', {
+  async function querySelector(send: Send, selector: string): Promise<string> {
+    const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
       expression: `document.querySelector(${JSON.stringify(selector)})`,
       objectGroup: OBJECT_GROUP,
     });
@@ -99,7 +106,9 @@ export function createPageActions(
         // Collect load events from before Page.navigate answers: a fast page can load first.
         const loaded = new Set<string>();
         let wake: (() => void) | undefined;
-        const off = cdp.on('Page.lifecycleEvent', (event, eventSession) => {
+        let offDetach = () => {};
+        type LifecycleEvent = { name: string; loaderId: string };
+        const off = cdp.on<LifecycleEvent>('Page.lifecycleEvent', (event, eventSession) => {
           if (eventSession !== sessionId || event.name !== 'load') return;
           loaded.add(event.loaderId);
           wake?.();
@@ -107,7 +116,7 @@ export function createPageActions(
         try {
           let answer: { loaderId?: string; errorText?: string };
           try {
-            answer = await send('Page.navigate', { url });
+            answer = await send<typeof answer>('Page.navigate', { url });
           } catch (error) {
             if (error instanceof CdpProtocolError) {
               throw new NavigationError(`navigate to ${url} failed: ${error.message}`);
@@ -129,17 +138,25 @@ export function createPageActions(
               clearTimeout(timer);
               resolve();
             };
+            // The page was closed mid-load (a client closed it): no load will ever come.
+            offDetach = cdp.on<{ sessionId: string }>('Target.detachedFromTarget', (event) => {
+              if (event.sessionId !== sessionId) return;
+              clearTimeout(timer);
+              reject(new CdpClosedError('the page was closed while loading'));
+            });
           });
         } finally {
           off();
+          offDetach();
         }
       }),
 
-    content: () => onPage('content', (send) => evaluate(send, CONTENT_EXPRESSION)),
+    content: () =>
+      onPage('content', async (send) => String(await evaluate(send, CONTENT_EXPRESSION))),
 
     screenshot: () =>
       onPage('screenshot', async (send) => {
-        const { data } = await send('Page.captureScreenshot', { format: 'png' });
+        const { data } = await send<{ data: string }>('Page.captureScreenshot', { format: 'png' });
         return Buffer.from(data, 'base64');
       }),
 
@@ -164,7 +181,7 @@ export function createPageActions(
 
     pdf: () =>
       onPage('pdf', async (send) => {
-        const { data } = await send('Page.printToPDF', { printBackground: true });
+        const { data } = await send<{ data: string }>('Page.printToPDF', { printBackground: true });
         return Buffer.from(data, 'base64');
       }),
 
@@ -175,7 +192,7 @@ export function createPageActions(
           await send('DOM.scrollIntoViewIfNeeded', { objectId });
           let quads: number[][];
           try {
-            ({ quads } = await send('DOM.getContentQuads', { objectId }));
+            ({ quads } = await send<{ quads: number[][] }>('DOM.getContentQuads', { objectId }));
           } catch (error) {
             if (!(error instanceof CdpProtocolError)) throw error;
             quads = [];
@@ -202,7 +219,7 @@ export function createPageActions(
           await send('DOM.scrollIntoViewIfNeeded', { objectId }).catch((error) => {
             if (!(error instanceof CdpProtocolError)) throw error;
           });
-          const { result } = await send('Runtime.callFunctionOn', {
+          const { result } = await send<EvaluateAnswer>('Runtime.callFunctionOn', {
             objectId,
             functionDeclaration: FOCUS_FUNCTION,
             returnByValue: true,
@@ -231,7 +248,7 @@ export function createPageActions(
   };
 }
 
-function exceptionText(details: any): string {
+function exceptionText(details: NonNullable<EvaluateAnswer['exceptionDetails']>): string {
   return (
     details.exception?.description ??
     (details.exception?.value !== undefined

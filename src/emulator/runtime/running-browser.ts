@@ -1,5 +1,5 @@
 /** One session's browser: Chromium, the runtime's CDP connection, page actions, screencast, recording. */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDebug } from '../../http/debug.js';
 import { CdpClient } from './cdp-client.js';
@@ -89,7 +89,11 @@ export async function launchBrowser(
     await chromium.kill();
     markEnded();
     await removeProfile();
-    if (!recorder) return undefined;
+    if (!recorder) {
+      // Leaves the folder alone if anything else (a kept profile) lives in it.
+      await rmdir(sessionDir).catch(() => {});
+      return undefined;
+    }
     try {
       return await recorder.finish(endedAt);
     } catch (error) {

@@ -8,6 +8,12 @@ import type { AttachedPage, CurrentPage } from './current-page.js';
 
 const SCREENCAST_PARAMS = { format: 'jpeg', quality: 60, maxWidth: 1280, maxHeight: 720 };
 
+/** `Page.screencastFrame`: base64 JPEG plus the frame number to acknowledge. */
+interface ScreencastFrame {
+  data: string;
+  sessionId: number;
+}
+
 export class Screencast {
   #listeners = new Set<(jpeg: Buffer) => void>();
   #last: Buffer | undefined;
@@ -23,7 +29,9 @@ export class Screencast {
   ) {
     this.#unsubscribe.push(
       currentPage.onChange((page) => this.#follow(page)),
-      cdp.on('Page.screencastFrame', (frame, sessionId) => this.#onFrame(frame, sessionId)),
+      cdp.on<ScreencastFrame>('Page.screencastFrame', (frame, sessionId) =>
+        this.#onFrame(frame, sessionId),
+      ),
     );
     const page = currentPage.peek();
     if (page) this.#follow(page);
@@ -56,7 +64,7 @@ export class Screencast {
       });
   }
 
-  #onFrame(frame: { data: string; sessionId: number }, cdpSessionId: string | undefined): void {
+  #onFrame(frame: ScreencastFrame, cdpSessionId: string | undefined): void {
     if (!cdpSessionId) return;
     // Unacknowledged frames stall the screencast, so ack even frames we no longer want.
     this.cdp

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type BrowserRuntime,
@@ -11,6 +14,16 @@ function pidGone(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The crashed child's Chromium is re-parented to PID 1, which may never reap it. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
   } catch {
     return true;
   }
@@ -82,6 +95,22 @@ describe('browser runtime', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(stoppedOnPurpose).not.toHaveBeenCalled();
     expect(crashed).toHaveBeenCalledTimes(1);
+  });
+
+  it('takes its Chromium down with it when the Node process crashes', async () => {
+    const script = fileURLToPath(new URL('./fixtures/crash-after-launch.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).not.toBe(0);
+    const pid = Number(output.trim());
+    expect(pid).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(pidGone(pid) || isZombie(pid)).toBe(true));
   });
 
   it('runs ten sessions at once and shutdown leaves no Chromium', async () => {
