@@ -363,10 +363,15 @@ describe('asynchronous create', () => {
   });
 
   it('fails the wait when the poll reports a failed creation', async () => {
-    f.server.respond(ok({ request_id: 'r-1', status: 'failed', error: 'concurrency limit' }));
-    await expect(f.api.sessions.waitForAsync('r-1', { intervalMs: 5 })).rejects.toThrow(
-      /creation failed: concurrency limit/,
+    f.server.respond(
+      ok({ request_id: 'r-1', status: 'failed', error: 'concurrency limit', error_status: 429 }),
     );
+    const error = await f.api.sessions
+      .waitForAsync('r-1', { intervalMs: 5 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AsyncSessionError);
+    expect((error as AsyncSessionError).message).toMatch(/creation failed: concurrency limit/);
+    expect((error as AsyncSessionError).status).toBe(429);
   });
 
   it('redacts cdp_url inside a raw poll result', async () => {
