@@ -3,7 +3,7 @@
  * (in creation order); when it closes, the next one. The runtime attaches its own flattened CDP
  * session to it, separate from any client's, so clients never see our traffic.
  */
-import type { CdpClient } from './cdp-client.js';
+import { type CdpClient, CdpProtocolError } from './cdp-client.js';
 
 interface TargetInfo {
   targetId: string;
@@ -67,17 +67,25 @@ export class CurrentPage {
     const timeoutMs = options.timeoutMs;
     this.#attaching = (async () => {
       if (!targetId) {
-        ({ targetId } = await this.#cdp.send(
+        ({ targetId } = await this.#cdp.send<{ targetId: string }>(
           'Target.createTarget',
           { url: 'about:blank' },
           { timeoutMs },
         ));
       }
-      const { sessionId } = await this.#cdp.send<{ sessionId: string }>(
-        'Target.attachToTarget',
-        { targetId, flatten: true },
-        { timeoutMs },
-      );
+      let sessionId: string;
+      try {
+        ({ sessionId } = await this.#cdp.send<{ sessionId: string }>(
+          'Target.attachToTarget',
+          { targetId, flatten: true },
+          { timeoutMs },
+        ));
+      } catch (error) {
+        // The page closed between its last event and our attach: forget it, try the next one.
+        if (!(error instanceof CdpProtocolError) || !this.#pages.delete(targetId!)) throw error;
+        this.#attaching = undefined;
+        return (await this.get(options)) as AttachedPage;
+      }
       // Lifecycle events let navigate() wait for the load of its own loaderId.
       await Promise.all([
         this.#cdp.send('Page.enable', {}, { sessionId, timeoutMs }),
