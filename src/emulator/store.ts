@@ -88,7 +88,9 @@ export class Store {
 
   /** Sessions of an account still within retention, newest first. */
   sessionsOf(accountId: string): SessionRecord[] {
+    // Reversed insertion order first, so sessions created in the same ms still list newest first.
     return [...this.sessions.values()]
+      .reverse()
       .filter((s) => s.accountId === accountId && !this.isPastRetention(s))
       .sort((a, b) => b.createdAt - a.createdAt);
   }

@@ -11,8 +11,12 @@ export interface FakeEmulator extends EmulatorHandle {
 }
 
 /** The real control plane over a fake runtime: no Chromium. */
-export async function startFakeEmulator(options: EmulatorOptions = {}): Promise<FakeEmulator> {
+export async function startFakeEmulator(
+  options: EmulatorOptions = {},
+  prepare: (control: FakeRuntimeControl) => void = () => {},
+): Promise<FakeEmulator> {
   const parts = fakeParts();
+  prepare(parts.control);
   const handle = await startWithParts(resolveOptions(options), parts);
   return Object.assign(handle, { control: parts.control });
 }

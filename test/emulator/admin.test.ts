@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
+import { call, client, startFakeEmulator } from './helpers/emulator.js';
+
+describe('admin API', () => {
+  it('creates accounts with their own credentials and limits', async () => {
+    const emu = await startFakeEmulator();
+    try {
+      const created = await call(emu.url, 'POST', '/_emulator/accounts', {
+        body: { purchased: false, balance: 5, limits: { concurrentSessions: 1 } },
+      });
+      expect(created.status).toBe(200);
+      expect(created.body).toEqual({
+        accountId: expect.any(String),
+        token: expect.any(String),
+        proxyPassword: expect.any(String),
+        apiKey: expect.any(String),
+      });
+      expect(created.body.token).not.toBe(emu.token);
+      const account = await call(emu.url, 'GET', `/_emulator/accounts/${created.body.accountId}`);
+      expect(account.body).toMatchObject({
+        purchased: false,
+        balance: 5,
+        limits: { concurrentSessions: 1, profiles: 10 },
+      });
+      const bad = await call(emu.url, 'POST', '/_emulator/accounts', {
+        body: { limits: { profiles: -1 } },
+      });
+      expect(bad.status).toBe(400);
+      expect((await call(emu.url, 'POST', '/_emulator/accounts/nope/token')).status).toBe(404);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('moves the clock forward and reports the new time', async () => {
+    const emu = await startFakeEmulator();
+    try {
+      const before = Date.parse((await emu.admin.state()).now);
+      const now = await emu.admin.advanceClock(3_600_000);
+      expect(Date.parse(now) - before).toBeGreaterThanOrEqual(3_600_000);
+      expect(
+        (await call(emu.url, 'POST', '/_emulator/clock', { body: { advanceMs: -5 } })).status,
+      ).toBe(400);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('reports state, and reset ends every session, rewinds the clock and keeps only the default account', async () => {
+    const emu = await startFakeEmulator();
+    try {
+      const api = client(emu.url, emu.token);
+      await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } });
+      await api('POST', '/profiles', { body: { name: 'gone after reset' } });
+      const { token } = await emu.admin.createAccount();
+      await emu.admin.injectFault({ path: '/x', status: 500 });
+      expect(await emu.admin.state()).toMatchObject({
+        runningSessions: 1,
+        chromiumProcesses: 1,
+        sessions: 1,
+        recordingsAvailable: true,
+        version: VERSION,
+      });
+      // Past the token validity: reset brings the clock back, so the default token works again.
+      await emu.admin.advanceClock(8 * 24 * 3_600_000);
+      await emu.admin.reset();
+      expect(await emu.admin.state()).toMatchObject({
+        runningSessions: 0,
+        chromiumProcesses: 0,
+        sessions: 0,
+        profiles: 0,
+        accounts: 1,
+        pendingFaults: 0,
+      });
+      expect((await api('GET', '/profiles')).body.data).toEqual([]);
+      expect((await client(emu.url, token)('GET', '/profiles')).status).toBe(401);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('logs once that recordings are off, and never logs a credential', async () => {
+    const lines: string[] = [];
+    const emu = await startFakeEmulator(
+      { logger: (level, message) => lines.push(`${level} ${message}`) },
+      (control) => {
+        control.recordingsAvailable = false;
+      },
+    );
+    try {
+      const api = client(emu.url, emu.token);
+      const { id } = (
+        await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } })
+      ).body.data;
+      await api('DELETE', `/sessions/${id}`);
+      await call(emu.url, 'GET', '/api/v2/browser/sessions', {
+        token: 'bt_wrong-token-for-the-log',
+      });
+      expect(lines.filter((l) => l.includes('recordings are off'))).toHaveLength(1);
+      const all = lines.join('\n');
+      for (const secret of [emu.token, emu.proxyPassword, 'bt_wrong-token-for-the-log']) {
+        expect(all).not.toContain(secret);
+      }
+    } finally {
+      await emu.close();
+    }
+  });
+});

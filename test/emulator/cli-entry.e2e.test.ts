@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { runEmulatorForeground } from '../../src/emulator/index.js';
+
+describe('runEmulatorForeground', () => {
+  it('prints the env lines to export and stops on a signal', async () => {
+    const lines: string[] = [];
+    const run = await runEmulatorForeground(
+      { ffmpegPath: false },
+      { stdout: (line) => lines.push(line) },
+      ['SIGUSR2'],
+    );
+    const exports = Object.fromEntries(
+      lines
+        .filter((l) => l.startsWith('export '))
+        .map((l) => {
+          const [, name, value] = /^export (\w+)='(.*)'$/.exec(l) as RegExpExecArray;
+          return [name, value];
+        }),
+    );
+    expect(Object.keys(exports)).toEqual([
+      'REMOTE_BROWSER_URL',
+      'REMOTE_BROWSER_TOKEN',
+      'REMOTE_BROWSER_PROXY_PASSWORD',
+      'REMOTE_BROWSER_ACCOUNT_URL',
+      'REMOTE_BROWSER_API_KEY',
+    ]);
+    expect(exports.REMOTE_BROWSER_URL).toBe(run.handle.url);
+    expect(exports.REMOTE_BROWSER_TOKEN).toBe(run.handle.token);
+    expect(lines.some((l) => l.includes('recordings are off'))).toBe(true);
+    process.kill(process.pid, 'SIGUSR2');
+    await run.closed;
+    await expect(fetch(`${run.handle.url}/_emulator/state`)).rejects.toThrow();
+  });
+});
