@@ -4,7 +4,13 @@
  * API. Every response carries `X-Emulator-Version`; every error is the services' flat
  * `{ error }` shape.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ACCOUNT_API_PATH, redact } from '../http/index.js';
 import { VERSION } from '../version.js';
@@ -122,10 +128,31 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
     });
   });
   server.on('upgrade', (req, socket, head) => {
-    if (ctx.proxy.handleUpgrade(req, socket, head)) return;
-    socket.end(
-      'HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":"Not found"}',
-    );
+    const proceed = () => {
+      if (ctx.proxy.handleUpgrade(req, socket, head)) return;
+      socket.end(
+        'HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":"Not found"}',
+      );
+    };
+    // Faults apply to websocket upgrades too (e.g. `{ path: '/cdp/*', status: 502 }`), so a
+    // client's handling of a refused or dropped CDP connect can be tested.
+    const pathname = new URL(req.url ?? '/', 'http://emulator').pathname;
+    const fault = ctx.faults.take('GET', pathname);
+    if (!fault) return proceed();
+    const apply = () => {
+      if (fault.dropConnection) {
+        socket.destroy();
+      } else if (fault.status) {
+        const body = JSON.stringify(fault.body ?? { error: 'Injected fault' });
+        socket.end(
+          `HTTP/1.1 ${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
+      } else {
+        proceed();
+      }
+    };
+    if (fault.delayMs) setTimeout(apply, fault.delayMs);
+    else apply();
   });
   return server;
 }
