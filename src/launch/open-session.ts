@@ -221,9 +221,11 @@ function leaseSession({
     cdpUrl: () => created.cdp_url,
     finish,
     async abandon(error) {
+      // First line only: Playwright appends a multi-line call log (kept in the redacted cause).
+      const raw = (error as Error)?.message ?? String(error);
       const reason = scope.signal.aborted
         ? scope.abortError(what).message
-        : redact((error as Error)?.message ?? String(error));
+        : redact(raw.split('\n')[0] ?? raw);
       const cleanup = await lease.release().then(
         () => 'the session was deleted',
         (e: unknown) =>
