@@ -1,0 +1,45 @@
+import { devices } from '@playwright/test';
+import { defineRemoteConfig } from 'remote-browser/test';
+
+const port = Number(process.env.SHOP_PORT ?? 5179);
+
+export default defineRemoteConfig(
+  {
+    testDir: './tests',
+    outputDir: './test-results',
+    fullyParallel: true,
+    workers: 2,
+    retries: 0,
+    reporter: [['list'], ['html', { outputFolder: './playwright-report', open: 'never' }]],
+    use: {
+      ...devices['Desktop Chrome'],
+      baseURL: `http://127.0.0.1:${port}`,
+      trace: 'retain-on-failure',
+      screenshot: 'only-on-failure',
+      remote: { country: 'us' },
+    },
+    webServer: {
+      command: 'node ./site/server.mjs',
+      url: `http://127.0.0.1:${port}/`,
+      env: { PORT: String(port) },
+      reuseExistingServer: !process.env.CI,
+    },
+    projects: [
+      // One remote session per worker; every test gets a fresh context on it.
+      { name: 'remote', testIgnore: /\.fail\.spec\.ts$/ },
+      // One remote session per test: its recording is exactly that test.
+      {
+        name: 'remote-per-test',
+        testMatch: /products\.spec\.ts$/,
+        use: { remote: { country: 'us', sessionScope: 'test' } },
+      },
+      // Fails on purpose: run it with `--project expected-failure` to see a failure's report.
+      {
+        name: 'expected-failure',
+        testMatch: /\.fail\.spec\.ts$/,
+        use: { remote: { country: 'us', sessionScope: 'test' } },
+      },
+    ],
+  },
+  { emulator: true },
+);
