@@ -138,6 +138,22 @@ describe('sessions on real Chromium', () => {
     expect((await api('GET', `/sessions/${id}`)).body.data.status).toBe('ended');
   });
 
+  it('ends a session whose Chromium is killed from outside', async () => {
+    const { id } = await createSession();
+    const { execFileSync } = await import('node:child_process');
+    const main = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .find((line) => line.includes(id) && !line.includes('--type='));
+    expect(main).toBeDefined();
+    process.kill(Number.parseInt((main as string).trim(), 10), 'SIGKILL');
+    await expect
+      .poll(async () => (await api('GET', `/sessions/${id}`)).body.data.status, { timeout: 10_000 })
+      .toBe('ended');
+    await expect
+      .poll(async () => (await emu.admin.state()).chromiumProcesses, { timeout: 10_000 })
+      .toBe(0);
+  });
+
   it('runs 10 concurrent sessions and ends them all', async () => {
     const started = performance.now();
     const sessions = await Promise.all(Array.from({ length: 10 }, () => createSession()));
