@@ -67,6 +67,20 @@ function faultReply(fault: Fault): Reply {
   return { status: fault.status as number, body: fault.body ?? { error: 'Injected fault' } };
 }
 
+/** A whole HTTP response as text, for an upgrade socket that never became a websocket. */
+function rawJsonResponse(status: number, body: unknown): string {
+  const text = JSON.stringify(body);
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'content-type: application/json',
+    `content-length: ${Buffer.byteLength(text)}`,
+    `x-emulator-version: ${VERSION}`,
+    'connection: close',
+    '',
+    text,
+  ].join('\r\n');
+}
+
 export function createEmulatorServer(ctx: EmulatorContext, router: Router): Server {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('x-emulator-version', VERSION);
@@ -130,9 +144,7 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
   server.on('upgrade', (req, socket, head) => {
     const proceed = () => {
       if (ctx.proxy.handleUpgrade(req, socket, head)) return;
-      socket.end(
-        'HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":"Not found"}',
-      );
+      socket.end(rawJsonResponse(404, { error: 'Not found' }));
     };
     // Faults apply to websocket upgrades too (e.g. `{ path: '/cdp/*', status: 502 }`), so a
     // client's handling of a refused or dropped CDP connect can be tested.
@@ -143,10 +155,7 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
       if (fault.dropConnection) {
         socket.destroy();
       } else if (fault.status) {
-        const body = JSON.stringify(fault.body ?? { error: 'Injected fault' });
-        socket.end(
-          `HTTP/1.1 ${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-        );
+        socket.end(rawJsonResponse(fault.status, fault.body ?? { error: 'Injected fault' }));
       } else {
         proceed();
       }

@@ -40,6 +40,27 @@ describe('emulator server', () => {
     expect(res.text).not.toContain(emu.proxyPassword);
   });
 
+  it('refuses a websocket upgrade on an unknown path with 404, version header included', async () => {
+    const { request } = await import('node:http');
+    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      const req = request(`${emu.url}/not-a-cdp-path`, {
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        },
+      });
+      req.on('response', resolve);
+      req.on('upgrade', () => reject(new Error('upgraded')));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['x-emulator-version']).toBe(VERSION);
+    response.resume();
+  });
+
   it('answers a non-object JSON body with 400', async () => {
     const res = await api('POST', '/profiles', { body: [1, 2] });
     expect(res.status).toBe(400);
