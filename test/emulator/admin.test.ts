@@ -106,4 +106,13 @@ describe('admin API', () => {
       await emu.close();
     }
   });
+
+  it('closes through Symbol.asyncDispose like close()', async () => {
+    const emu = await startFakeEmulator();
+    const api = client(emu.url, emu.token);
+    await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } });
+    await emu[Symbol.asyncDispose]();
+    expect(emu.control.launched.every((b) => !b.alive)).toBe(true);
+    await expect(fetch(`${emu.url}/_emulator/state`)).rejects.toThrow();
+  });
 });
