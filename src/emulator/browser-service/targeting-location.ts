@@ -1,0 +1,84 @@
+/**
+ * Location part of the targeting: country, region, city, zip and isp checked against the bundled
+ * dataset, lowercased, each one inside its parent.
+ */
+import { COUNTRY_DETAILS, citiesOf, findCountry, findRegion } from '../data/locations.js';
+import type { Issue } from './targeting.js';
+
+type Body = Record<string, unknown>;
+
+function issue(code: string, field: string, message: string, suggestion: string | null): Issue {
+  return { code, field, message, suggestion };
+}
+
+export const lower = (value: unknown) =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : undefined;
+
+export function resolveLocation(body: Body, issues: Issue[]): Partial<Record<string, string>> {
+  const country = lower(body.country);
+  const region = lower(body.region);
+  const city = lower(body.city);
+  const zip = lower(body.zip);
+  const isp = lower(body.isp);
+  const out: Partial<Record<string, string>> = {};
+  const needsCountry = (field: string, value: string | undefined) => {
+    if (value !== undefined && country === undefined) {
+      issues.push(
+        issue(`${field}_requires_country`, field, `${field} needs a country`, 'Add country'),
+      );
+      return true;
+    }
+    return false;
+  };
+  if (country !== undefined) {
+    if (!findCountry(country)) {
+      issues.push(
+        issue(
+          'unknown_country',
+          'country',
+          `country "${country}" is not a known country code`,
+          'Use a lowercase ISO 3166-1 code from GET /locations/countries, e.g. us',
+        ),
+      );
+      return out;
+    }
+    out.country = country;
+  }
+  for (const [field, value] of [
+    ['region', region],
+    ['city', city],
+    ['zip', zip],
+    ['isp', isp],
+  ] as const) {
+    if (needsCountry(field, value)) return out;
+  }
+  if (country === undefined) return out;
+  if (region !== undefined) {
+    if (findRegion(country, region)) out.region = region;
+    else issues.push(unknownIn('region', region, country, 'regions'));
+  }
+  const cities = citiesOf(country, out.region);
+  if (city !== undefined) {
+    if (cities.some((c) => c.city.code === city)) out.city = city;
+    else issues.push(unknownIn('city', city, country, 'cities'));
+  }
+  if (zip !== undefined) {
+    const zips = cities.filter((c) => !out.city || c.city.code === out.city);
+    if (zips.some((c) => c.city.zips.includes(zip))) out.zip = zip;
+    else issues.push(unknownIn('zip', zip, country, 'zip-codes'));
+  }
+  if (isp !== undefined) {
+    if (COUNTRY_DETAILS[country]?.isps.some((i) => i.code === isp)) out.isp = isp;
+    else issues.push(unknownIn('isp', isp, country, 'isps'));
+  }
+  return out;
+}
+
+function unknownIn(field: string, value: string, country: string, level: string): Issue {
+  return issue(
+    `unknown_${field}`,
+    field,
+    `${field} "${value}" is not available in country "${country}"`,
+    `Use a code from GET /locations/${level}?country=${country}`,
+  );
+}
