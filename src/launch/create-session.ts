@@ -2,10 +2,15 @@
  * Creating a session without leaking one:
  * - a 429 (the account's concurrent-session limit) waits per Retry-After, bounded by the
  *   launch's deadline and signal, then tries again: the service did not create anything;
- * - a create whose response was lost (timeout, dropped connection after sending) is never
- *   repeated blindly: the running sessions created since the call that nobody on this machine
- *   knows about and that match the requested targeting are ended, then the error is thrown.
+ * - the launch's timeout or abort never cuts a create off mid-flight (the service could finish
+ *   it a moment later, leaving a session nobody knows). The launch stops waiting and fails at
+ *   once; the create keeps running in the background and the session it returns is deleted;
+ * - a create whose response was lost (the connection dropped after sending, or the create's own
+ *   generous timeout) is never repeated blindly: the running sessions created since the call
+ *   that nobody on this machine knows about and that match the requested targeting are ended,
+ *   looking twice to catch a create the service finishes late.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   BrowserApi,
   SessionCreated,
@@ -14,12 +19,7 @@ import type {
 } from '../browser-api/index.js';
 import { type CallScope, waitInScope } from '../http/call-options.js';
 import { createDebug } from '../http/debug.js';
-import {
-  isAbortError,
-  isConnectionError,
-  isRateLimitError,
-  isTimeoutError,
-} from '../http/errors.js';
+import { isConnectionError, isRateLimitError, isTimeoutError } from '../http/errors.js';
 import { LaunchError } from './errors.js';
 import { knownIds } from './ledger.js';
 
@@ -29,20 +29,43 @@ const debug = createDebug('launch');
 const createdHere = new Set<string>();
 /** Creates in flight in this process: reconciliation waits for them so their sessions are known. */
 const inFlight = new Set<Promise<unknown>>();
+/** Background clean-ups per client, so a client is closed only after them. */
+const cleanups = new WeakMap<BrowserApi, Set<Promise<unknown>>>();
 
 /** Clock skew tolerated between this machine and the service when matching created_at. */
 const SKEW_MS = 60_000;
+/** The create request's own timeout: long, because cutting it short is what orphans sessions. */
+const CREATE_TIMEOUT_MS = 120_000;
+/** Second look for a session the service finished creating after the response was lost. */
+const RECHECK_AFTER_MS = 2_000;
 
 export interface CreateOptions {
   scope: CallScope;
   waitForSlot: boolean;
   what: string;
-  /** Called before each wait for a free slot (progress for the test fixture, logs). */
-  onWait?: (info: {
-    retryAfterMs: number;
-    currentUsage?: number | undefined;
-    limit?: number | undefined;
-  }) => void;
+}
+
+/** Resolves when every background clean-up started for `api` has settled. */
+export function settledCleanups(api: BrowserApi): Promise<void> {
+  return Promise.allSettled([...(cleanups.get(api) ?? [])]).then(() => undefined);
+}
+
+function track(api: BrowserApi, work: Promise<unknown>): void {
+  let set = cleanups.get(api);
+  if (!set) cleanups.set(api, (set = new Set()));
+  const entry = work.catch(() => {});
+  set.add(entry);
+  void entry.finally(() => set.delete(entry));
+}
+
+/** Rejects with the scope's error when it aborts first; `call` itself is never cancelled. */
+function untilAborted<T>(call: Promise<T>, scope: CallScope, what: string): Promise<T> {
+  if (scope.signal.aborted) return Promise.reject(scope.abortError(what));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(scope.abortError(what));
+    scope.signal.addEventListener('abort', onAbort, { once: true });
+    call.then(resolve, reject).finally(() => scope.signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export async function createSession(
@@ -53,17 +76,30 @@ export async function createSession(
   const { scope, what } = options;
   for (let attempt = 0; ; attempt++) {
     const started = Date.now();
-    const remaining = scope.deadline - Date.now();
-    const call = api.sessions.create(body, {
-      signal: scope.signal,
-      timeout: Number.isFinite(remaining) ? Math.max(1, remaining) : 0,
-    });
+    const call = api.sessions.create(body, { timeout: CREATE_TIMEOUT_MS });
     inFlight.add(call);
+    void call.then(
+      (created) => createdHere.add(created.id),
+      () => {},
+    );
+    void call.finally(() => inFlight.delete(call)).catch(() => {});
     try {
-      const created = await call;
-      createdHere.add(created.id);
-      return created;
+      return await untilAborted(call, scope, what);
     } catch (error) {
+      if (scope.signal.aborted) {
+        // Stop waiting, but let the create finish and delete what it returns.
+        track(
+          api,
+          call.then(async (created) => {
+            debug(`deleting session ${created.id}: its launch gave up while it was being created`);
+            await api.sessions.end(created.id, { timeout: 30_000 });
+          }),
+        );
+        throw new LaunchError(
+          `${what}: ${scope.abortError(what).message.replace(`${what}: `, '')} while the service was creating the session; it will be deleted as soon as the service answers (the create was not retried)`,
+          { cause: error },
+        );
+      }
       if (isRateLimitError(error) && options.waitForSlot) {
         // Retry-After is authoritative; without it, back off 1s, 2s, 4s... up to 15s, with jitter.
         const wait =
@@ -78,18 +114,10 @@ export async function createSession(
         debug(
           `session limit reached (${error.currentUsage}/${error.limit}); waiting ${Math.round(wait)}ms for a slot`,
         );
-        options.onWait?.({
-          retryAfterMs: wait,
-          currentUsage: error.currentUsage,
-          limit: error.limit,
-        });
         await waitInScope(wait, scope, what);
         continue;
       }
-      const lost =
-        isTimeoutError(error) ||
-        isAbortError(error) ||
-        (isConnectionError(error) && error.requestSent);
+      const lost = isTimeoutError(error) || (isConnectionError(error) && error.requestSent);
       if (!lost) throw error;
       const ended = await reconcile(api, body, started).catch((e: unknown) => {
         debug(`reconciliation failed: ${(e as Error).message}`);
@@ -103,13 +131,8 @@ export async function createSession(
             : 'no session was left running';
       throw new LaunchError(
         `${what}: the create request got no answer (${(error as Error).message}); ${outcome}. It was not retried.`,
-        {
-          cause: error,
-          sessionId: ended?.[0],
-        },
+        { cause: error, sessionId: ended?.[0] },
       );
-    } finally {
-      inFlight.delete(call);
     }
   }
 }
@@ -135,14 +158,20 @@ function sameTargeting(
     const want = wanted[key];
     if (want === undefined) continue;
     const got = config[key];
-    if (got !== undefined && String(got).toLowerCase() !== String(want).toLowerCase()) return false;
+    if (
+      got !== undefined &&
+      got !== null &&
+      String(got).toLowerCase() !== String(want).toLowerCase()
+    )
+      return false;
   }
   return true;
 }
 
 /**
  * Ends the running sessions that were created since `since`, that no process on this machine
- * has been handed, and whose config matches the request. Returns their ids.
+ * has been handed, and whose config matches the request; looks twice, a moment apart, for a
+ * create the service completes late. Returns their ids.
  */
 async function reconcile(
   api: BrowserApi,
@@ -151,21 +180,27 @@ async function reconcile(
 ): Promise<string[]> {
   // Let this process's other creates finish, so their sessions count as known.
   await Promise.allSettled([...inFlight]);
-  const running: SessionSummary[] = await api.sessions.list(
-    { status: 'running' },
-    { timeout: 15_000 },
-  );
-  const known = knownIds();
-  const orphans = running.filter(
-    (s) =>
-      !createdHere.has(s.id) &&
-      !known.has(s.id) &&
-      Date.parse(s.created_at) >= since - SKEW_MS &&
-      sameTargeting(s.config as Record<string, unknown> | undefined, body),
-  );
-  await Promise.all(
-    orphans.map((s) => api.sessions.end(s.id, { timeout: 15_000 }).catch(() => undefined)),
-  );
-  if (orphans.length) debug(`reconciled: ended ${orphans.map((s) => s.id).join(', ')}`);
-  return orphans.map((s) => s.id);
+  const ended: string[] = [];
+  for (const pause of [0, RECHECK_AFTER_MS]) {
+    if (pause) await sleep(pause);
+    const running: SessionSummary[] = await api.sessions.list(
+      { status: 'running' },
+      { timeout: 15_000 },
+    );
+    const known = knownIds();
+    const orphans = running.filter(
+      (s) =>
+        !createdHere.has(s.id) &&
+        !known.has(s.id) &&
+        !ended.includes(s.id) &&
+        Date.parse(s.created_at) >= since - SKEW_MS &&
+        sameTargeting(s.config as Record<string, unknown> | undefined, body),
+    );
+    await Promise.all(
+      orphans.map((s) => api.sessions.end(s.id, { timeout: 15_000 }).catch(() => undefined)),
+    );
+    ended.push(...orphans.map((s) => s.id));
+  }
+  if (ended.length) debug(`reconciled: ended ${ended.join(', ')}`);
+  return ended;
 }

@@ -6,7 +6,7 @@
 import { BrowserApi, type SessionConnection, type SessionCreated } from '../browser-api/index.js';
 import { type CallScope, callScope } from '../http/call-options.js';
 import { redact } from '../http/redact.js';
-import { createSession } from './create-session.js';
+import { createSession, settledCleanups } from './create-session.js';
 import { LaunchError } from './errors.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
@@ -95,7 +95,8 @@ export async function openSession(
     });
   } catch (error) {
     scope.dispose();
-    if (ownsApi) await api.close();
+    // A create left running in the background still needs the client to delete its session.
+    if (ownsApi) void settledCleanups(api).then(() => api.close());
     if (scope.signal.aborted && !(error instanceof LaunchError)) throw scope.abortError(what);
     throw error;
   }
@@ -224,7 +225,7 @@ function leaseSession({
       // First line only: Playwright appends a multi-line call log (kept in the redacted cause).
       const raw = (error as Error)?.message ?? String(error);
       const reason = scope.signal.aborted
-        ? scope.abortError(what).message
+        ? scope.abortError(what).message.replace(`${what}: `, '')
         : redact(raw.split('\n')[0] ?? raw);
       const cleanup = await lease.release().then(
         () => 'the session was deleted',
