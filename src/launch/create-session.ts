@@ -52,7 +52,10 @@ export function settledCleanups(api: BrowserApi): Promise<void> {
 
 function track(api: BrowserApi, work: Promise<unknown>): void {
   let set = cleanups.get(api);
-  if (!set) cleanups.set(api, (set = new Set()));
+  if (!set) {
+    set = new Set();
+    cleanups.set(api, set);
+  }
   const entry = work.catch(() => {});
   set.add(entry);
   void entry.finally(() => set.delete(entry));
