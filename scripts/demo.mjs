@@ -15,7 +15,7 @@ const step = (text) => console.log(`• ${text}`);
 const site = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'text/html' });
   res.end(`<!doctype html><title>remote-browser demo</title>
-<body style="font:24px system-ui;background:linear-gradient(#e0f2fe,#fff);padding:40px">
+<style>html{min-height:100%;background:linear-gradient(#e0f2fe,#fff)}body{font:24px system-ui;padding:40px}</style>
 <h1>Hello from a remote browser</h1><p id="t"></p>
 <script>setInterval(() => document.getElementById('t').textContent = new Date().toISOString(), 100)</script>`);
 });
