@@ -29,12 +29,16 @@ interface Child {
   exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
-async function runChild(mode: string): Promise<Child> {
+async function runChild(
+  mode: string,
+  lib: 'playwright' | 'puppeteer' = 'playwright',
+): Promise<Child> {
   const account = await emu.admin.createAccount({});
   const proc = spawn(process.execPath, ['--import', 'tsx', child], {
     env: {
       ...process.env,
       CHILD_MODE: mode,
+      CHILD_LIB: lib,
       REMOTE_BROWSER_URL: emu.url,
       REMOTE_BROWSER_TOKEN: account.token,
       REMOTE_BROWSER_PROXY_PASSWORD: account.proxyPassword,
@@ -120,5 +124,23 @@ describe('process exit paths', () => {
       await api.close();
     }
     expect(await isRunning(run)).toBe(false);
+  });
+
+  it('Puppeteer: installExitHooks deletes the session on SIGTERM', async () => {
+    const run = await runChild('hooks', 'puppeteer');
+    run.proc.kill('SIGTERM');
+    expect((await run.exited).signal).toBe('SIGTERM');
+    expect(await isRunning(run)).toBe(false);
+  });
+
+  it('Puppeteer: the watchdog deletes the sessions of a parent that was SIGKILLed', async () => {
+    const run = await runChild('watchdog', 'puppeteer');
+    run.proc.kill('SIGKILL');
+    await run.exited;
+    await eventually(
+      async () => !(await isRunning(run)),
+      15_000,
+      'the watchdog to delete the session',
+    );
   });
 });

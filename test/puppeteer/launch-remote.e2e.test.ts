@@ -24,6 +24,11 @@ beforeAll(async () => {
   site = await startTestSite();
 });
 afterAll(async () => {
+  await eventually(
+    async () => (await emu.admin.state()).runningSessions === 0,
+    20_000,
+    'zero running sessions',
+  );
   await site?.close();
   await emu?.close();
 });
@@ -115,6 +120,63 @@ describe('launchRemote (Puppeteer)', () => {
       expect(text).not.toContain(token);
     }
     expect(await running()).toBe(0);
+  });
+});
+
+describe('launchRemote (Puppeteer): creates and the session limit', () => {
+  it('deletes the session of a create that outlived the launch timeout, without retrying it', async () => {
+    await freshApi();
+    await emu.admin.injectFault({
+      method: 'POST',
+      path: '/api/v2/browser/sessions',
+      delayMs: 5000,
+      afterHandling: true,
+    });
+    const err: any = await launchRemote({ api, timeout: 2500, preflight: false }).catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/while the service was creating the session; it will be deleted/);
+    expect(await api.sessions.list({ status: 'all' })).toHaveLength(1);
+    await eventually(
+      async () => (await api.sessions.list({ status: 'running' })).length === 0,
+      15_000,
+      'the late session to be deleted',
+    );
+  });
+
+  it('reconciles a create whose connection dropped after the service created the session', async () => {
+    await freshApi();
+    await emu.admin.injectFault({
+      method: 'POST',
+      path: '/api/v2/browser/sessions',
+      dropConnection: true,
+      afterHandling: true,
+    });
+    const err: any = await launchRemote({ api, preflight: false }).catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/was ended.*not retried/);
+    expect(await api.sessions.list({ status: 'all' })).toHaveLength(1);
+    expect(await api.sessions.list({ status: 'running' })).toHaveLength(0);
+  });
+
+  it('waits for a free slot on 429 so 2x the session limit all launch', async () => {
+    const account = await emu.admin.createAccount({ limits: { concurrentSessions: 2 } });
+    api = new BrowserApi({
+      baseUrl: emu.url,
+      token: account.token,
+      proxyPassword: account.proxyPassword,
+    });
+    const titles = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        const browser = await launchRemote({ api, timeout: 90_000 });
+        const [page] = await browser.pages();
+        await page!.goto(site.url('/'));
+        const title = await page!.title();
+        await browser.close();
+        return title;
+      }),
+    );
+    expect(titles).toEqual(['Home', 'Home', 'Home', 'Home']);
+    expect(await api.sessions.list({ status: 'running' })).toHaveLength(0);
   });
 });
 
