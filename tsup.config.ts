@@ -9,6 +9,9 @@ export default defineConfig([
       test: 'src/fixture/index.ts',
       account: 'src/account-api/index.ts',
       emulator: 'src/emulator/index.ts',
+      // Playwright loads global hooks by path: defineRemoteConfig() points at these two.
+      'test-global-setup': 'src/fixture/hook-entries/global-setup.ts',
+      'test-global-teardown': 'src/fixture/hook-entries/global-teardown.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
