@@ -14,7 +14,7 @@ export { estimateCost, groupByLocation } from './batches.js';
 export { AccountApi, type AccountApiOptions, type AccountRateLimits } from './client.js';
 export { Notifications } from './notifications.js';
 export type { WaitOptions } from './queries.js';
-export { isPending, Queries } from './queries.js';
+export { isPending, Queries, waitForResults } from './queries.js';
 export type { RunManyOptions, RunManyProgress, RunManyResult } from './run-many.js';
 export { RunManyError } from './run-many.js';
 export type {

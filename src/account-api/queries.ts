@@ -109,3 +109,15 @@ export class Queries {
     return runMany(this, params, options, this.config.allowUnavailablePlatforms);
   }
 }
+
+/**
+ * Polls a submitted batch until no row is pending (DESIGN's `waitForResults`): the same as
+ * `api.queries.wait(requestId, options)`, through the client's shared rate limiter.
+ */
+export function waitForResults(
+  api: { queries: Pick<Queries, 'wait'> },
+  requestId: string,
+  options?: WaitOptions,
+): ReturnType<Queries['wait']> {
+  return api.queries.wait(requestId, options);
+}

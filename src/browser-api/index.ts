@@ -1,8 +1,7 @@
-export { hideCdpUrl } from './cdp-url.js';
 export type { BrowserApiOptions } from './client.js';
 export { BrowserApi } from './client.js';
 export type { WaitForAsyncOptions } from './resources/async-sessions.js';
-export { AsyncSessionError, failureOf, sessionOf } from './resources/async-sessions.js';
+export { AsyncSessionError } from './resources/async-sessions.js';
 export { Configurations } from './resources/configurations.js';
 export { Locations } from './resources/locations.js';
 export { DEFAULT_PAGE_SIZE, LocationsPage } from './resources/locations-page.js';
@@ -14,7 +13,6 @@ export type {
   DownloadProgress,
   StreamedRecording,
 } from './resources/recording-download.js';
-export { extensionFor } from './resources/recording-download.js';
 export type { WaitForPublishedOptions } from './resources/recordings.js';
 export { Recordings } from './resources/recordings.js';
 export { Sessions } from './resources/sessions.js';

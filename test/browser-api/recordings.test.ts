@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { extensionFor } from '../../src/browser-api/index.js';
+import { extensionFor } from '../../src/browser-api/resources/recording-download.js';
 import { NotFoundError, TimeoutError } from '../../src/http/errors.js';
 import type { Handler, RecordedRequest } from '../helpers/http-server.js';
 import { type ApiFixture, ok, startApi, wirePath } from './api-server.js';
