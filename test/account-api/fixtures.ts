@@ -1,3 +1,6 @@
+import { afterEach, beforeEach } from 'vitest';
+import { AccountApi } from '../../src/account-api/index.js';
+import { startTestServer, type TestServer } from '../helpers/http-server.js';
 /** Canned account-service bodies for client tests against the loopback server. */
 export const row = (over: Record<string, unknown> = {}) => ({
   id: 'r1',
@@ -21,3 +24,21 @@ export const validSubmit = {
   platforms: ['assistant_a' as const],
   locations: [{ country: 'us' }],
 };
+
+/**
+ * A fresh loopback server and AccountApi for every test of the calling suite, handed to
+ * `bind` before each test (so test bodies keep plain `server` and `api` variables).
+ */
+export function useAccountApi(bind: (server: TestServer, api: AccountApi) => void): void {
+  let server: TestServer;
+  let api: AccountApi;
+  beforeEach(async () => {
+    server = await startTestServer();
+    api = new AccountApi({ apiKey: 'ak_test_key_123', baseUrl: server.origin });
+    bind(server, api);
+  });
+  afterEach(async () => {
+    await api.close();
+    await server.close();
+  });
+}

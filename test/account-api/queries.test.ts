@@ -1,23 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AccountApi,
   PaymentRequiredError,
   RequestValidationError,
 } from '../../src/account-api/index.js';
 import { isConnectionError, isUpstreamError } from '../../src/http/errors.js';
-import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
-import { pendingRow, row, validSubmit } from './fixtures.js';
+import { json, type TestServer } from '../helpers/http-server.js';
+import { pendingRow, row, useAccountApi, validSubmit } from './fixtures.js';
 
 describe('AccountApi queries', () => {
   let server: TestServer;
   let api: AccountApi;
-  beforeEach(async () => {
-    server = await startTestServer();
-    api = new AccountApi({ apiKey: 'ak_test_key_123', baseUrl: server.origin });
-  });
-  afterEach(async () => {
-    await api.close();
-    await server.close();
+  useAccountApi((s, a) => {
+    server = s;
+    api = a;
   });
 
   it('reads the balance with the x-api-key header under /api/v2/base', async () => {

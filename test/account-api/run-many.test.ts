@@ -1,23 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  AccountApi,
+  type AccountApi,
   estimateCost,
   groupByLocation,
   RunManyError,
 } from '../../src/account-api/index.js';
-import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
-import { pendingRow, row } from './fixtures.js';
+import { json, type TestServer } from '../helpers/http-server.js';
+import { pendingRow, row, useAccountApi } from './fixtures.js';
 
 describe('AccountApi queries.runMany', () => {
   let server: TestServer;
   let api: AccountApi;
-  beforeEach(async () => {
-    server = await startTestServer();
-    api = new AccountApi({ apiKey: 'ak_test_key_123', baseUrl: server.origin });
-  });
-  afterEach(async () => {
-    await api.close();
-    await server.close();
+  useAccountApi((s, a) => {
+    server = s;
+    api = a;
   });
 
   it('splits into submits of at most 20 questions and 10 locations and merges the rows', async () => {

@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { AccountApi, waitForResults } from '../../src/account-api/index.js';
-import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
-import { pendingRow, row } from './fixtures.js';
+import { expect, it } from 'vitest';
+import { type AccountApi, waitForResults } from '../../src/account-api/index.js';
+import { json, type TestServer } from '../helpers/http-server.js';
+import { pendingRow, row, useAccountApi } from './fixtures.js';
 
 let server: TestServer;
 let api: AccountApi;
-beforeEach(async () => {
-  server = await startTestServer();
-  api = new AccountApi({ apiKey: 'ak_test_key_123', baseUrl: server.origin });
-});
-afterEach(async () => {
-  await api.close();
-  await server.close();
+useAccountApi((s, a) => {
+  server = s;
+  api = a;
 });
 
 it('waitForResults polls the batch until no row is pending', async () => {

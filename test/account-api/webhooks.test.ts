@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AccountApi, webhookIdOf } from '../../src/account-api/index.js';
-import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { describe, expect, it } from 'vitest';
+import { type AccountApi, webhookIdOf } from '../../src/account-api/index.js';
+import { json, type TestServer } from '../helpers/http-server.js';
+import { useAccountApi } from './fixtures.js';
 
 const hook = {
   id: 'wh1',
@@ -15,13 +16,9 @@ const hook = {
 describe('AccountApi webhooks', () => {
   let server: TestServer;
   let api: AccountApi;
-  beforeEach(async () => {
-    server = await startTestServer();
-    api = new AccountApi({ apiKey: 'ak_test_key_123', baseUrl: server.origin });
-  });
-  afterEach(async () => {
-    await api.close();
-    await server.close();
+  useAccountApi((s, a) => {
+    server = s;
+    api = a;
   });
 
   it('update reads, merges and PUTs the complete object, keeping enabled:false and the description', async () => {
@@ -85,13 +82,9 @@ describe('AccountApi webhooks', () => {
 describe('AccountApi notifications', () => {
   let server: TestServer;
   let api: AccountApi;
-  beforeEach(async () => {
-    server = await startTestServer();
-    api = new AccountApi({ apiKey: 'ak_test_key_123', baseUrl: server.origin });
-  });
-  afterEach(async () => {
-    await api.close();
-    await server.close();
+  useAccountApi((s, a) => {
+    server = s;
+    api = a;
   });
 
   it('drain yields every unread notification and marks each read after handling it', async () => {
