@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import type { EmulatorContext } from '../context.js';
 import { conflict, HttpError, limitReached } from '../http-error.js';
 import type { Account, ProfileRecord, SessionRecord } from '../model.js';
-import { closeGracefully } from './graceful-close.js';
 import { pinFromConfig } from './profile-pin.js';
 import type { ResolvedRequest } from './targeting.js';
 
@@ -162,11 +161,7 @@ export class SessionLifecycle {
     }
     let file: Awaited<ReturnType<NonNullable<SessionRecord['browser']>['stop']>>;
     try {
-      const browser = session.browser;
-      if (browser && this.#keepsProfile(session) && session.endReason !== 'browser_exited') {
-        await closeGracefully(browser);
-      }
-      file = await browser?.stop();
+      file = await session.browser?.stop();
     } catch (error) {
       this.ctx.log('error', `session ${session.id}: stop failed: ${String(error)}`);
     }
@@ -198,12 +193,6 @@ export class SessionLifecycle {
     const endedAt = session.endedAt ?? clock.now();
     // Retention: the session and its recordings disappear, files included.
     clock.at(endedAt + options.retentionMs, () => void this.#forget(session.id));
-  }
-
-  #keepsProfile(session: SessionRecord): boolean {
-    return (
-      session.profileId !== undefined && this.#profilesInUse.get(session.profileId) === session.id
-    );
   }
 
   async #forget(sessionId: string): Promise<void> {

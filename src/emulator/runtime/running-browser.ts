@@ -84,6 +84,9 @@ export async function launchBrowser(
     stopping = true;
     endedAt ??= Date.now();
     screencast.stop();
+    // A kept profile (store_cache) must reach the disk: Chromium writes cookies and storage
+    // lazily and on a clean shutdown, so ask it to close first (bounded) and kill only after.
+    if (!throwawayProfile && !chromium.hasExited()) await closeCleanly(cdp, chromium.exited);
     cdp.close();
     // Kill first: the recording is encoded from what is already on disk.
     await chromium.kill();
@@ -129,4 +132,21 @@ export async function launchBrowser(
   };
   registerSession({ browser, onActivity: () => spec.onActivity?.(), ended });
   return browser;
+}
+
+/** Longest wait for Chromium to shut down cleanly before its process group is killed. */
+const CLEAN_CLOSE_GRACE_MS = 5_000;
+
+async function closeCleanly(cdp: CdpClient, exited: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CLEAN_CLOSE_GRACE_MS);
+  });
+  // The answer to Browser.close may never come (the socket closes with the browser): wait for the exit.
+  const closed = cdp
+    .send('Browser.close', {}, { timeoutMs: CLEAN_CLOSE_GRACE_MS })
+    .catch(() => {})
+    .then(() => exited);
+  await Promise.race([closed, grace]);
+  clearTimeout(timer);
 }

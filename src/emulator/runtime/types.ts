@@ -23,7 +23,11 @@ export interface RuntimeOptions {
 
 export interface LaunchSpec {
   sessionId: string;
-  /** A persistent user-data dir (profile with store_cache); when absent a throwaway dir is used and removed at stop. */
+  /**
+   * A persistent user-data dir (profile with store_cache); when absent a throwaway dir is used and
+   * removed at stop. A given dir is kept, and stop() first closes Chromium cleanly (bounded) so
+   * cookies and storage reach the disk.
+   */
   userDataDir?: string;
   /** Record the session from screencast frames; ignored when recordings are unavailable. */
   record: boolean;
