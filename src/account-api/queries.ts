@@ -6,6 +6,7 @@
 import type { CallOptions } from '../http/call-options.js';
 import { poll } from '../http/polling.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
+import { parseRequest } from '../http/request-validation.js';
 import type { Transport } from '../http/transport.js';
 import { type RunManyOptions, type RunManyResult, runMany } from './run-many.js';
 import {
@@ -17,7 +18,7 @@ import {
   submitParamsSchema,
   submitResponseSchema,
 } from './schemas.js';
-import { rejectUnavailablePlatforms, validateInput } from './validate.js';
+import { rejectUnavailablePlatforms } from './validate.js';
 
 export interface WaitOptions extends CallOptions {
   /**
@@ -54,7 +55,7 @@ export class Queries {
    * nothing. Never retried after it may have reached the service (a retry could charge twice).
    */
   async submit(params: SubmitParams, options: CallOptions = {}): Promise<SubmitResponse> {
-    const body = validateInput('queries.submit', submitParamsSchema, params);
+    const body = parseRequest('queries.submit', submitParamsSchema, params);
     rejectUnavailablePlatforms(
       'queries.submit',
       body.platforms,

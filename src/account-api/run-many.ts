@@ -6,6 +6,7 @@
  * can still be read with `queries.results`).
  */
 import { RemoteBrowserError } from '../http/errors.js';
+import { parseRequest } from '../http/request-validation.js';
 import { chunk } from './batches.js';
 import type { Queries, WaitOptions } from './queries.js';
 import {
@@ -15,7 +16,7 @@ import {
   type RunManyParams,
   runManyParamsSchema,
 } from './schemas.js';
-import { rejectUnavailablePlatforms, validateInput } from './validate.js';
+import { rejectUnavailablePlatforms } from './validate.js';
 
 export interface RunManyProgress {
   submitsTotal: number;
@@ -60,7 +61,7 @@ export async function runMany(
   options: RunManyOptions,
   allowUnavailablePlatforms: boolean,
 ): Promise<RunManyResult> {
-  const input = validateInput('queries.runMany', runManyParamsSchema, params);
+  const input = parseRequest('queries.runMany', runManyParamsSchema, params);
   rejectUnavailablePlatforms('queries.runMany', input.platforms, allowUnavailablePlatforms);
   const plan = chunk(input.questions, LIMITS.questionsPerSubmit).flatMap((questions) =>
     chunk(input.locations, LIMITS.locationsPerSubmit).map((locations) => ({

@@ -1,22 +1,5 @@
 /** Input checks that run before any request, so a bad call is never sent (nor charged). */
-import type { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
-
-export function validateInput<T extends z.ZodType>(
-  what: string,
-  schema: T,
-  input: unknown,
-): z.output<T> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw new RequestValidationError(
-    what,
-    result.error.issues.map((issue) => ({
-      path: issue.path.map(String).join('.'),
-      message: issue.message,
-    })),
-  );
-}
 
 /**
  * `assistant_c` is valid in the schema but unavailable; what the service does with it is not

@@ -7,6 +7,7 @@
  */
 import type { CallOptions } from '../http/call-options.js';
 import { registerSecret } from '../http/redact.js';
+import { parseRequest } from '../http/request-validation.js';
 import type { Transport } from '../http/transport.js';
 import {
   type CreatedWebhook,
@@ -22,7 +23,6 @@ import {
   webhookInputSchema,
   webhookSchema,
 } from './schemas.js';
-import { validateInput } from './validate.js';
 
 const path = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
 
@@ -40,7 +40,7 @@ export class Webhooks {
   }
 
   async create(params: WebhookCreateParams, options: CallOptions = {}): Promise<CreatedWebhook> {
-    const body = validateInput('webhooks.create', webhookInputSchema, params);
+    const body = parseRequest('webhooks.create', webhookInputSchema, params);
     const created = await this.transport.request({
       ...options,
       method: 'POST',
@@ -69,7 +69,7 @@ export class Webhooks {
     params: WebhookReplaceParams,
     options: CallOptions = {},
   ): Promise<Webhook> {
-    const body = validateInput('webhooks.replace', webhookInputSchema.required(), params);
+    const body = parseRequest('webhooks.replace', webhookInputSchema.required(), params);
     const replaced = await this.transport.request<unknown>({
       ...options,
       method: 'PUT',

@@ -6,24 +6,18 @@
  */
 import type { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
+import { parseRequest as parseWith, type RequestIssue } from '../http/request-validation.js';
 
-type Issue = z.core.$ZodIssue & { input?: unknown };
-
-/** Parses `input` with `schema`, or throws a RequestValidationError naming `what`. */
+/**
+ * Parses a request body or query, wording each issue in the service's vocabulary (the allowed
+ * values, what was sent).
+ */
 export function parseRequest<S extends z.ZodType>(
   what: string,
   schema: S,
   input: unknown,
 ): z.output<S> {
-  const result = schema.safeParse(input, { reportInput: true });
-  if (result.success) return result.data;
-  throw new RequestValidationError(
-    what,
-    result.error.issues.map((issue) => ({
-      path: issue.path.map(String).join('.'),
-      message: describeIssue(issue as Issue),
-    })),
-  );
+  return parseWith(what, schema, input, describeIssue);
 }
 
 /** Throws a RequestValidationError for one field (checks zod cannot express cleanly). */
@@ -51,7 +45,7 @@ const ARTICLE: Record<string, string> = {
   array: 'an array',
 };
 
-function describeIssue(issue: Issue): string {
+function describeIssue(issue: RequestIssue): string {
   // zod omits `input` only when the key is absent (undefined is never "reported").
   const missing = !('input' in issue) || issue.input === undefined;
   switch (issue.code) {
