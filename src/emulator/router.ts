@@ -40,7 +40,14 @@ export interface RouteRegistrar {
 export interface RouteModule {
   prefix: string;
   register(routes: RouteRegistrar): void;
+  /**
+   * How this service words an error the server itself raises under its prefix (malformed JSON,
+   * a body too large, an unknown route). Default: the browser service's flat `{ error }`.
+   */
+  errorBody?(status: number, message: string): unknown;
 }
+
+type ErrorBody = NonNullable<RouteModule['errorBody']>;
 
 interface Route {
   method: Method;
@@ -55,6 +62,7 @@ export interface RouteMatch {
 
 export class Router {
   readonly #routes: Route[] = [];
+  readonly #errorBodies: { prefix: string; errorBody: ErrorBody }[] = [];
 
   add(method: Method, pattern: string, handler: RouteHandler): void {
     this.#routes.push({ method, segments: split(pattern), handler });
@@ -65,6 +73,12 @@ export class Router {
     module.register({
       add: (method, pattern, handler) => this.add(method, `${prefix}${pattern}`, handler),
     });
+    if (module.errorBody) this.#errorBodies.push({ prefix, errorBody: module.errorBody });
+  }
+
+  /** The error wording of the module mounted over `pathname`, if it has its own. */
+  errorBodyFor(pathname: string): ErrorBody | undefined {
+    return this.#errorBodies.find(({ prefix }) => pathname.startsWith(`${prefix}/`))?.errorBody;
   }
 
   match(method: string, pathname: string): RouteMatch | undefined {

@@ -12,7 +12,7 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ACCOUNT_API_PATH, redact } from '../http/index.js';
+import { redact } from '../http/index.js';
 import { VERSION } from '../version.js';
 import { ADMIN_PREFIX } from './admin.js';
 import type { EmulatorContext } from './context.js';
@@ -117,14 +117,9 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
       if (reply === undefined) reply = NO_BODY;
     } catch (error) {
       reply = errorReply(error, ctx, what);
-      // The account service reports every 400 per field (`{field: [messages]}`), bad JSON included.
-      if (
-        path.startsWith(`${ACCOUNT_API_PATH}/`) &&
-        error instanceof HttpError &&
-        error.status === 400
-      ) {
-        reply = { status: 400, body: { non_field_errors: [error.message] } };
-      }
+      const errorBody = error instanceof HttpError ? router.errorBodyFor(path) : undefined;
+      if (errorBody)
+        reply = { ...reply, body: errorBody(reply.status ?? 500, (error as HttpError).message) };
     }
 
     if (fault?.afterHandling) {

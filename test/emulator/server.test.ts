@@ -40,6 +40,22 @@ describe('emulator server', () => {
     expect(res.text).not.toContain(emu.proxyPassword);
   });
 
+  it("words a malformed body in each service's own error shape", async () => {
+    const raw = { rawBody: '{"questions": [', headers: { 'content-type': 'application/json' } };
+    const browser = await call(emu.url, 'POST', `${API}/sessions`, raw);
+    expect(browser.status).toBe(400);
+    expect(Object.keys(browser.body)).toEqual(['error']);
+    const account = await call(emu.url, 'POST', '/api/v2/base/llm/submit/', {
+      ...raw,
+      headers: { ...raw.headers, authorization: `x-api-key ${emu.apiKey}` },
+    });
+    expect(account.status).toBe(400);
+    expect(account.body).toEqual({ non_field_errors: [expect.any(String)] });
+    const unknown = await call(emu.url, 'GET', '/api/v2/base/nowhere');
+    expect(unknown.status).toBe(404);
+    expect(Object.keys(unknown.body)).toEqual(['error']);
+  });
+
   it('refuses a websocket upgrade on an unknown path with 404, version header included', async () => {
     const { request } = await import('node:http');
     const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {

@@ -60,6 +60,9 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
   return {
     routes: {
       prefix: ACCOUNT_API_PREFIX,
+      // Every 400 of this service is per field (`{field: [messages]}`), bad JSON included.
+      errorBody: (status, message) =>
+        status === 400 ? { non_field_errors: [message] } : { error: message },
       register(routes) {
         registerQueryRoutes(routes, ctx);
         registerWebhookRoutes(routes, ctx);
