@@ -14,7 +14,6 @@ export type {
   WatchdogOptions,
 } from '../launch/index.js';
 export {
-  activeLeases,
   ensureProfile,
   installExitHooks,
   LaunchError,
