@@ -54,18 +54,8 @@ export async function openSession(
   if (options.profile !== undefined && options.profileId !== undefined) {
     throw new LaunchError(`${what}: pass either \`profile\` (a name) or \`profileId\`, not both`);
   }
-  const ownsApi = !options.api;
-  const api =
-    options.api ??
-    new BrowserApi({
-      ...(options.token !== undefined ? { token: options.token } : {}),
-      ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
-      ...(options.proxyPassword !== undefined ? { proxyPassword: options.proxyPassword } : {}),
-    });
-  const scope = callScope(
-    { signal: options.signal, timeout: options.timeout ?? DEFAULT_LAUNCH_TIMEOUT },
-    DEFAULT_LAUNCH_TIMEOUT,
-  );
+  const { api, ownsApi } = clientFor(options);
+  const scope = launchScope(options);
   const call = { signal: scope.signal, timeout: remaining(scope) };
 
   let created: SessionCreated;
@@ -118,12 +108,8 @@ export async function adoptSession(
 ): Promise<OpenedSession> {
   if (typeof sessionId !== 'string' || sessionId.trim() === '')
     throw new LaunchError(`${what}: sessionId must be a non-empty string`);
-  const ownsApi = !options.api;
-  const api = options.api ?? new BrowserApi({ token: options.token, baseUrl: options.baseUrl });
-  const scope = callScope(
-    { signal: options.signal, timeout: options.timeout ?? DEFAULT_LAUNCH_TIMEOUT },
-    DEFAULT_LAUNCH_TIMEOUT,
-  );
+  const { api, ownsApi } = clientFor(options);
+  const scope = launchScope(options);
   try {
     const connection = await api.sessions.connection(sessionId, {
       signal: scope.signal,
@@ -263,6 +249,19 @@ function cleanCause(error: unknown): Error {
     error instanceof Error && error.stack ? error.stack : `${clean.name}: ${clean.message}`,
   );
   return clean;
+}
+
+/** The caller's client, or one of our own (closed when the session is done with it). */
+function clientFor(options: LaunchRemoteOptions): { api: BrowserApi; ownsApi: boolean } {
+  if (options.api) return { api: options.api, ownsApi: false };
+  const { token, baseUrl, proxyPassword } = options;
+  return { api: new BrowserApi({ token, baseUrl, proxyPassword }), ownsApi: true };
+}
+
+/** The whole launch's deadline and signal (a wait for a free slot included). */
+function launchScope(options: LaunchRemoteOptions): CallScope {
+  const timeout = options.timeout ?? DEFAULT_LAUNCH_TIMEOUT;
+  return callScope({ signal: options.signal, timeout }, timeout);
 }
 
 function remaining(scope: CallScope): number {
