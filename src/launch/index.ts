@@ -15,10 +15,15 @@ export type {
   ProfileSpec,
   RemoteSessionOptions,
 } from './options.js';
-export { clearPreflightCache } from './preflight.js';
+export { clearPreflightCache, preflight, preflightKey } from './preflight.js';
 export { type EnsureProfileOptions, ensureProfile } from './profiles.js';
 export { type ReapOptions, type ReapResult, reapSessions } from './reap.js';
 export type { RecordingDownload } from './recordings.js';
 export { activeLeases, SessionLease } from './session-lease.js';
-export { SESSION_OPTION_KEYS } from './to-wire.js';
+export {
+  SESSION_OPTION_KEYS,
+  toValidateParams,
+  toWireSession,
+  type WireSessionFields,
+} from './to-wire.js';
 export { startWatchdog, type Watchdog, type WatchdogOptions } from './watchdog.js';

@@ -3,6 +3,7 @@
  * so a config that fails here would fail (or be billed wrongly) there. Results are cached per
  * service origin and config for the life of the process; a failed call is not cached.
  */
+import { createHash } from 'node:crypto';
 import type { BrowserApi } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
 import { PreflightError, type PreflightIssue } from './errors.js';
@@ -15,6 +16,20 @@ export function clearPreflightCache(): void {
   cache.clear();
 }
 
+/**
+ * The one key of "this targeting was checked in this mode": the fields `/configurations/validate`
+ * reads, plus the city in strict mode (only the location check reads it). A short hash, so it
+ * can travel in an environment variable (the fixture's global setup → its workers) and holds no
+ * secret.
+ */
+export function preflightKey(wire: WireSessionFields, mode: true | 'strict'): string {
+  const checked: Record<string, string> = { ...toValidateParams(wire) };
+  if (mode === 'strict' && typeof wire.city === 'string') checked.city = wire.city;
+  const text = JSON.stringify([mode, Object.entries(checked).sort()]);
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** Checks the targeting (cached per origin and key); throws a PreflightError listing every issue. */
 export async function preflight(
   api: BrowserApi,
   wire: WireSessionFields,
@@ -23,7 +38,7 @@ export async function preflight(
   call: CallOptions,
 ): Promise<void> {
   const params = toValidateParams(wire);
-  const key = `${api.origin} ${mode} ${JSON.stringify(Object.entries(params).sort())}`;
+  const key = `${api.origin} ${preflightKey(wire, mode)}`;
   let pending = cache.get(key);
   if (!pending) {
     pending = check(api, wire, params, mode, call);

@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { PreflightError, ProfileLimitError } from '../../src/launch/errors.js';
-import { clearPreflightCache, preflight } from '../../src/launch/preflight.js';
+import { clearPreflightCache, preflight, preflightKey } from '../../src/launch/preflight.js';
 import { ensureProfile } from '../../src/launch/profiles.js';
 
 let emu: EmulatorHandle;
-let api: BrowserApi;
+let api: BrowserApi | undefined;
 
 beforeAll(async () => {
   emu = await startEmulator();
@@ -14,21 +14,24 @@ beforeAll(async () => {
 afterAll(() => emu?.close());
 afterEach(async () => {
   await api?.close();
+  api = undefined;
   clearPreflightCache();
 });
 
 async function freshApi(limits?: { profiles?: number }) {
   const account = await emu.admin.createAccount(limits ? { limits } : {});
-  api = new BrowserApi({
+  const client = new BrowserApi({
     baseUrl: emu.url,
     token: account.token,
     proxyPassword: account.proxyPassword,
   });
+  api = client;
+  return client;
 }
 
 describe('preflight', () => {
   it('validates each targeting once per process, and again for a different one', async () => {
-    await freshApi();
+    const api = await freshApi();
     const validate = vi.spyOn(api.configurations, 'validate');
     const call = { timeout: 10_000 };
     await preflight(api, { country: 'us', filter_mode: 'speed' }, true, 'launchRemote', call);
@@ -38,8 +41,45 @@ describe('preflight', () => {
     expect(validate).toHaveBeenCalledTimes(2);
   });
 
+  it('keys strict results on the city: a bad city never poisons a good one, nor the reverse', async () => {
+    const api = await freshApi();
+    const call = { timeout: 10_000 };
+    const target = { country: 'us', region: 'ca' };
+    // The service's validate accepts both (it does not check cities): only the strict check can tell.
+    const bad: any = await preflight(
+      api,
+      { ...target, city: 'atlantis' },
+      'strict',
+      'w',
+      call,
+    ).catch((e) => e);
+    expect(bad).toBeInstanceOf(PreflightError);
+    expect(bad.issues.map((i: { code: string }) => i.code)).toEqual(['unknown_city']);
+    await expect(
+      preflight(api, { ...target, city: 'los_angeles' }, 'strict', 'w', call),
+    ).resolves.toBeUndefined();
+    // The reverse order, after a good city was cached.
+    clearPreflightCache();
+    await preflight(api, { ...target, city: 'san_diego' }, 'strict', 'w', call);
+    await expect(
+      preflight(api, { ...target, city: 'atlantis' }, 'strict', 'w', call),
+    ).rejects.toBeInstanceOf(PreflightError);
+  });
+
+  it('builds one secret-free key for the launch cache and the fixture alike', () => {
+    const a = preflightKey({ country: 'us', region: 'ca', city: 'a' }, 'strict');
+    expect(preflightKey({ city: 'a', region: 'ca', country: 'us' }, 'strict')).toBe(a);
+    expect(preflightKey({ country: 'us', region: 'ca', city: 'b' }, 'strict')).not.toBe(a);
+    expect(preflightKey({ country: 'us', region: 'ca', city: 'a' }, true)).not.toBe(a);
+    // Outside strict mode the city is not checked, so it does not split the cache.
+    expect(preflightKey({ country: 'us', city: 'a' }, true)).toBe(
+      preflightKey({ country: 'us', city: 'b' }, true),
+    );
+    expect(a).toMatch(/^[0-9a-f]{16}$/);
+  });
+
   it("lists each of the service's issues with its suggestion", async () => {
-    await freshApi();
+    const api = await freshApi();
     const err: any = await preflight(
       api,
       { country: 'zz', filter_mode: 'fastest' as never },
@@ -59,7 +99,7 @@ describe('preflight', () => {
 
 describe('ensureProfile', () => {
   it('finds a profile by name instead of creating it twice, also under concurrency', async () => {
-    await freshApi();
+    const api = await freshApi();
     const [a, b] = await Promise.all([
       ensureProfile('checkout', { api }),
       ensureProfile('checkout', { api }),
@@ -72,7 +112,7 @@ describe('ensureProfile', () => {
   });
 
   it('at the profile limit, lists the existing profiles and how to delete one', async () => {
-    await freshApi({ profiles: 2 });
+    const api = await freshApi({ profiles: 2 });
     await ensureProfile('alpha', { api });
     await ensureProfile('beta', { api });
     const err: any = await ensureProfile('gamma', { api }).catch((e) => e);
