@@ -18,8 +18,10 @@ export const faultSpecSchema = z.object({
   /** Destroy the socket without an answer. */
   dropConnection: z.boolean().optional(),
   /**
-   * Run the real handler first, then delay or drop: models "the service did the work but the
-   * response never arrived". Ignored together with `status` (a status answer never runs the handler).
+   * Run the real handler first, then delay, drop, or answer `status` instead of its reply:
+   * models "the service did the work but the response never arrived" (or a gateway in front of
+   * it timed out: `status: 502`). On a websocket upgrade the 101 cannot be replaced: the socket
+   * opens, the client's first frame is delivered, then the connection drops (after `delayMs`).
    */
   afterHandling: z.boolean().optional(),
   /** How many matching requests this fault applies to; default 1. */

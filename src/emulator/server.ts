@@ -147,6 +147,13 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
     const fault = ctx.faults.take('GET', pathname);
     if (!fault) return proceed();
     const apply = () => {
+      if (fault.afterHandling) {
+        // A 101 cannot be taken back: the websocket opens and the client's first frame reaches
+        // Chromium (the work is done), then the connection is lost before any answer.
+        proceed();
+        socket.once('data', () => setTimeout(() => socket.destroy(), fault.delayMs ?? 0));
+        return;
+      }
       if (fault.dropConnection) {
         socket.destroy();
       } else if (fault.status) {
@@ -155,7 +162,7 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
         proceed();
       }
     };
-    if (fault.delayMs) setTimeout(apply, fault.delayMs);
+    if (fault.delayMs && !fault.afterHandling) setTimeout(apply, fault.delayMs);
     else apply();
   });
   return server;
