@@ -1,0 +1,146 @@
+/**
+ * A scripted browser service on a real loopback HTTP server, for launch unit tests that need
+ * no Chromium: creates hand out ids, DELETEs end them, and each route can be overridden to
+ * inject a fault (a 502 after the create was handled, a DELETE that keeps failing...).
+ */
+import type { ServerResponse } from 'node:http';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import {
+  type Handler,
+  json,
+  type RecordedRequest,
+  startTestServer,
+  type TestServer,
+} from '../helpers/http-server.js';
+
+export const TOKEN = 'lease-unit-token-abc123';
+
+export interface FakeSession {
+  id: string;
+  status: 'running' | 'ended';
+  created_at: string;
+  config: Record<string, unknown>;
+}
+
+export interface FakeService {
+  server: TestServer;
+  origin: string;
+  sessions: Map<string, FakeSession>;
+  /** Requests whose method and wire path (query stripped) match. */
+  calls(method: string, path: RegExp): RecordedRequest[];
+  /** Replaces the handling of matching requests (first match wins; later calls take precedence). */
+  on(method: string, path: RegExp, handler: Handler): void;
+  /** Creates a session as the service would (used by handlers that "handle, then fail"). */
+  createSession(body: string): FakeSession;
+  /** A client on this service (closed by `close`). */
+  api(): BrowserApi;
+  running(): FakeSession[];
+  close(): Promise<void>;
+}
+
+const PREFIX = /^\/api\/v2\/browser/;
+
+export async function startFakeService(): Promise<FakeService> {
+  const server = await startTestServer();
+  const sessions = new Map<string, FakeSession>();
+  const overrides: { method: string; path: RegExp; handler: Handler }[] = [];
+  const clients: BrowserApi[] = [];
+  let next = 1;
+
+  const createSession = (body: string): FakeSession => {
+    const wire = body ? (JSON.parse(body) as Record<string, unknown>) : {};
+    const { proxy_password: _secret, ...config } = wire;
+    const session: FakeSession = {
+      id: `s-${next++}`,
+      status: 'running',
+      created_at: new Date().toISOString(),
+      config,
+    };
+    sessions.set(session.id, session);
+    return session;
+  };
+  const created = (s: FakeSession) => ({
+    id: s.id,
+    status: 'running',
+    cdp_url: `ws://127.0.0.1:1/devtools/browser/${s.id}?token=cdp-secret`,
+  });
+
+  const defaults = (req: RecordedRequest, res: ServerResponse) => {
+    const path = pathOf(req);
+    const send = (status: number, data: unknown) => json(status, data)(req, res);
+    if (req.method === 'POST' && path === '/sessions')
+      return send(200, { data: created(createSession(req.body)) });
+    if (req.method === 'GET' && path === '/sessions')
+      return send(200, { data: [...sessions.values()].filter((s) => s.status === 'running') });
+    const connection = /^\/sessions\/([^/]+)\/connection$/.exec(path);
+    if (req.method === 'GET' && connection) {
+      const s = sessions.get(decodeURIComponent(connection[1] as string));
+      if (!s) return send(404, { error: { code: 'not_found', message: 'no such session' } });
+      return send(200, {
+        data: {
+          ...created(s),
+          status: s.status,
+          debugger_address: '127.0.0.1:1',
+          live_view_url: `http://127.0.0.1:1/live/${s.id}`,
+          config: s.config,
+        },
+      });
+    }
+    const one = /^\/sessions\/([^/]+)$/.exec(path);
+    if (req.method === 'DELETE' && one) {
+      const s = sessions.get(decodeURIComponent(one[1] as string));
+      if (!s || s.status === 'ended')
+        return send(404, { error: { code: 'not_found', message: 'no such session' } });
+      s.status = 'ended';
+      return send(200, { data: { status: 'success' } });
+    }
+    if (req.method === 'POST' && path === '/configurations/validate')
+      return send(200, { data: { valid: true, issues: null, normalized: {} } });
+    return send(404, { error: { code: 'not_found', message: `no route ${req.method} ${path}` } });
+  };
+
+  server.respond((req, res) => {
+    const path = pathOf(req);
+    const override = overrides.find((o) => o.method === req.method && o.path.test(path));
+    return (override?.handler ?? defaults)(req, res);
+  });
+
+  return {
+    server,
+    origin: server.origin,
+    sessions,
+    calls: (method, path) =>
+      server.requests.filter((r) => r.method === method && path.test(pathOf(r))),
+    on(method, path, handler) {
+      overrides.unshift({ method, path, handler });
+    },
+    createSession,
+    api() {
+      const api = new BrowserApi({
+        token: TOKEN,
+        baseUrl: server.origin,
+        proxyPassword: 'lease-unit-proxy-password',
+        retry: { retries: 0 },
+      });
+      clients.push(api);
+      return api;
+    },
+    running: () => [...sessions.values()].filter((s) => s.status === 'running'),
+    async close() {
+      await Promise.allSettled(clients.map((c) => c.close()));
+      await server.close();
+    },
+  };
+}
+
+function pathOf(req: RecordedRequest): string {
+  return (req.url.split('?')[0] ?? '').replace(PREFIX, '');
+}
+
+/** Answers `handler` after `until` resolves (a request held on the wire). */
+export function heldUntil(until: Promise<unknown>, handler: Handler): Handler {
+  return async (req, res) => {
+    await until;
+    await handler(req, res);
+  };
+}

@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { installExitHooks } from '../../src/launch/exit-hooks.js';
+import { openEntries } from '../../src/launch/ledger.js';
+import { openSession } from '../../src/launch/open-session.js';
+import {
+  activeLeases,
+  onLeaseChange,
+  releaseAll,
+  SessionLease,
+} from '../../src/launch/session-lease.js';
+import { json } from '../helpers/http-server.js';
+import { eventually } from '../helpers/pages.js';
+import { type FakeService, heldUntil, startFakeService, TOKEN } from './fake-service.js';
+
+let service: FakeService;
+let cacheDir: string;
+const previousCache = process.env.REMOTE_BROWSER_CACHE_DIR;
+const DELETES = /^\/sessions\/[^/]+$/;
+
+beforeAll(() => {
+  cacheDir = mkdtempSync(join(tmpdir(), 'rb-lease-'));
+  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+});
+afterAll(() => {
+  if (previousCache === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
+  else process.env.REMOTE_BROWSER_CACHE_DIR = previousCache;
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  service = await startFakeService();
+});
+afterEach(async () => {
+  await releaseAll();
+  await service.close();
+});
+
+function gate(): { open(): void; opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+describe('SessionLease', () => {
+  it('deletes once however often release() is called, at once or later', async () => {
+    const api = service.api();
+    const { id } = service.createSession('');
+    const lease = new SessionLease(api, id);
+    const released: string[] = [];
+    lease.onReleased(() => released.push(id));
+    await Promise.all([lease.release(), lease.release()]);
+    await lease.release();
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+    expect(released).toEqual([id]);
+    expect(activeLeases.has(lease)).toBe(false);
+    expect(openEntries().map((e) => e.id)).not.toContain(id);
+  });
+
+  it('releaseAll() during a release in flight (an exit hook firing mid-close) deletes once', async () => {
+    const api = service.api();
+    const { id } = service.createSession('');
+    const hold = gate();
+    service.on(
+      'DELETE',
+      DELETES,
+      heldUntil(hold.opened, json(200, { data: { status: 'success' } })),
+    );
+    const lease = new SessionLease(api, id);
+    const closing = lease.release();
+    await eventually(() => service.calls('DELETE', DELETES).length === 1, 5000, 'the DELETE');
+    // Two signals' hooks and a beforeExit, while the first DELETE is still on the wire.
+    const hooks = [releaseAll(), releaseAll(), releaseAll()];
+    hold.open();
+    await Promise.all([closing, ...hooks]);
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+  });
+
+  it("the exit hooks' beforeExit and close() together delete once; the watchdog hears one open and one close", async () => {
+    const api = service.api();
+    const { id } = service.createSession('');
+    const events: string[] = [];
+    const unsubscribe = onLeaseChange((lease, event) => events.push(`${lease.id} ${event}`));
+    const uninstall = installExitHooks({ signals: [] });
+    try {
+      const lease = new SessionLease(api, id);
+      const closing = lease.release();
+      process.emit('beforeExit', 0);
+      await closing;
+      await releaseAll();
+      await lease.release();
+      expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+      expect(events).toEqual([`${id} opened`, `${id} closed`]);
+    } finally {
+      uninstall();
+      unsubscribe();
+    }
+  });
+
+  it('a kept session is never deleted, by release() or by the exit paths, and leaves the ledger', async () => {
+    const api = service.api();
+    const { id } = service.createSession('');
+    const lease = new SessionLease(api, id);
+    lease.keep();
+    await lease.release();
+    await releaseAll();
+    expect(service.calls('DELETE', DELETES)).toHaveLength(0);
+    expect(lease.settled).toBe(true);
+    expect(openEntries().map((e) => e.id)).not.toContain(id);
+  });
+
+  it('a session that is already gone (404) counts as deleted', async () => {
+    const api = service.api();
+    const lease = new SessionLease(api, 'gone-1');
+    await expect(lease.release()).resolves.toBeUndefined();
+    expect(activeLeases.has(lease)).toBe(false);
+    expect(openEntries().map((e) => e.id)).not.toContain('gone-1');
+  });
+
+  it('after a double release, the watchdog of a SIGKILLed process ends only what is still held', async () => {
+    service.createSession('');
+    service.createSession('');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL('../fixtures/lease-child.ts', import.meta.url).pathname],
+      {
+        env: {
+          ...process.env,
+          LEASE_CHILD_URL: service.origin,
+          LEASE_CHILD_TOKEN: TOKEN,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+    });
+    child.stderr?.on('data', (d) => {
+      out += d;
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await eventually(
+      () => out.includes('released') || child.exitCode !== null,
+      15_000,
+      'the child',
+    );
+    expect(out).toContain('released');
+    child.kill('SIGKILL');
+    await exited;
+    await eventually(() => service.sessions.get('s-2')?.status === 'ended', 15_000, 'the watchdog');
+    const deleted = service.calls('DELETE', DELETES).map((r) => r.url.split('/').pop());
+    expect(deleted.sort()).toEqual(['s-1', 's-2']);
+  });
+});
+
+describe("the adapter's finish()", () => {
+  it('close(), asyncDispose and disconnected together delete once and close its own client once', async () => {
+    const opened = await openSession(
+      { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+      'launchRemote',
+    );
+    opened.connected();
+    const first = opened.finish();
+    const second = opened.finish();
+    await Promise.all([first, second]);
+    // A later path (the 'disconnected' event after close()) finds nothing left to do.
+    await expect(opened.finish()).resolves.toBeUndefined();
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+  });
+});
