@@ -3,10 +3,11 @@
  * PUT is a full replacement where anything omitted reverts to its default (description empty,
  * enabled true), so `update`, `enable` and `disable` read the webhook, merge, and PUT the whole
  * object: an update never re-enables a disabled webhook or wipes its description.
- * Secrets returned by create and rotate are registered for redaction at once.
+ * Secrets returned by create and rotate are registered for redaction at once, and print as
+ * `[REDACTED]` under `util.inspect` and `JSON.stringify` (the property itself stays readable).
  */
 import type { CallOptions } from '../http/call-options.js';
-import { registerSecret } from '../http/redact.js';
+import { fullyRedacted, hideFields } from '../http/hidden-fields.js';
 import { parseRequest } from '../http/request-validation.js';
 import type { Transport } from '../http/transport.js';
 import {
@@ -25,6 +26,7 @@ import {
 } from './schemas.js';
 
 const path = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
+const secretMask = { secret: fullyRedacted };
 
 export class Webhooks {
   constructor(private readonly transport: Transport) {}
@@ -49,8 +51,7 @@ export class Webhooks {
       schema: createdWebhookSchema,
       what: 'webhooks.create',
     });
-    registerSecret(created.secret);
-    return created;
+    return hideFields(created, secretMask);
   }
 
   retrieve(id: string, options: CallOptions = {}): Promise<Webhook> {
@@ -129,8 +130,7 @@ export class Webhooks {
       schema: rotationSchema,
       what: `webhooks.rotateSecret(${id})`,
     });
-    registerSecret(rotation.secret);
-    return rotation;
+    return hideFields(rotation, secretMask);
   }
 
   eventTypes(options: CallOptions = {}): Promise<EventType[]> {

@@ -52,7 +52,18 @@ describe('AccountApi webhooks', () => {
     );
     const created = await api.webhooks.create({ url: hook.url, events: hook.events });
     expect(created.secret).toBe(secret);
-    await api.webhooks.rotateSecret('wh1');
+    const rotation = await api.webhooks.rotateSecret('wh1');
+    expect(rotation.secret).toBe(rotated);
+    for (const shown of [
+      inspect(created),
+      JSON.stringify(created),
+      inspect(rotation),
+      JSON.stringify(rotation),
+    ]) {
+      expect(shown).not.toContain(secret);
+      expect(shown).not.toContain(rotated);
+      expect(shown).toContain('[REDACTED]');
+    }
     const error = await api.webhooks.list({ timeout: 100 }).catch((e) => e);
     const printed = `${error.message} ${inspect(error)}`;
     expect(printed).not.toContain(secret);
