@@ -47,18 +47,16 @@ export {
   submitParamsSchema,
   webhookIdOf,
 } from './schemas.js';
+export { SecretRing } from './secret-ring.js';
+export type { WebhookVerificationReason } from './webhook-errors.js';
+export { WebhookVerificationError } from './webhook-errors.js';
+export { MIN_SECRET_BYTES } from './webhook-secrets.js';
 export type {
   HeaderSource,
   SignedMessage,
   VerifiedWebhook,
   VerifyWebhookOptions,
   WebhookSignatureScheme,
-  WebhookVerificationReason,
 } from './webhook-signature.js';
-export {
-  SecretRing,
-  standardWebhooks,
-  verifyWebhook,
-  WebhookVerificationError,
-} from './webhook-signature.js';
+export { standardWebhooks, verifyWebhook } from './webhook-signature.js';
 export { Webhooks } from './webhooks.js';

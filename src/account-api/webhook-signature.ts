@@ -6,10 +6,16 @@
  * during a secret rotation. Checks: the timestamp within `tolerance` in both directions (no
  * replays, no far-future stamps), then each active secret with `timingSafeEqual`, reporting
  * which one matched so an operator knows when the previous one can be dropped.
+ *
+ * It fails closed: every option is checked before any signature is computed, and anything
+ * malformed (a secret that is empty, short or not a string, a tolerance that is not a finite
+ * non-negative number, a body that is not bytes, no headers) is a `WebhookVerificationError`,
+ * never a delivery that verifies and never a TypeError.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { RemoteBrowserError } from '../http/errors.js';
-import { registerSecret } from '../http/redact.js';
+import type { SecretRing } from './secret-ring.js';
+import { WebhookVerificationError } from './webhook-errors.js';
+import { checkSecretList, keyOf } from './webhook-secrets.js';
 
 export type HeaderSource =
   | Headers
@@ -32,12 +38,6 @@ export interface WebhookSignatureScheme {
   sign(secret: string, id: string, timestamp: number, body: Buffer): string;
 }
 
-function keyOf(secret: string): Buffer {
-  return secret.startsWith('whsec_')
-    ? Buffer.from(secret.slice('whsec_'.length), 'base64')
-    : Buffer.from(secret, 'utf8');
-}
-
 export const standardWebhooks: WebhookSignatureScheme = {
   name: 'standard-webhooks',
   read(header) {
@@ -56,96 +56,18 @@ export const standardWebhooks: WebhookSignatureScheme = {
   },
 };
 
-export type WebhookVerificationReason =
-  | 'missing_headers'
-  | 'timestamp_out_of_tolerance'
-  | 'no_matching_signature'
-  | 'no_secrets';
-
-export class WebhookVerificationError extends RemoteBrowserError {
-  override name = 'WebhookVerificationError';
-  constructor(
-    readonly reason: WebhookVerificationReason,
-    message: string,
-  ) {
-    super(`verifyWebhook: ${message}`);
-  }
-
-  protected override details(): Record<string, unknown> {
-    return { reason: this.reason };
-  }
-}
-
-/**
- * The secrets a receiver accepts: the current one, and the previous one until its
- * `previous_secret_valid_until` passes (then it is dropped for good).
- */
-export class SecretRing {
-  #current: string;
-  #previous: string | undefined;
-  #previousUntil: number | undefined;
-  readonly #now: () => number;
-
-  constructor(init: {
-    current: string;
-    previous?: string | undefined;
-    /** When `previous` stops being accepted; null or absent with a previous means "now". */
-    previousValidUntil?: string | number | Date | null | undefined;
-    /** Clock (tests). Default `Date.now`. */
-    now?: () => number;
-  }) {
-    this.#now = init.now ?? Date.now;
-    this.#current = init.current;
-    registerSecret(init.current);
-    this.#setPrevious(init.previous, init.previousValidUntil);
-  }
-
-  /** Applies a `rotateSecret()` answer: the current secret becomes the previous one. */
-  rotate(rotation: { secret: string; previous_secret_valid_until: string | null }): void {
-    const old = this.#current;
-    this.#current = rotation.secret;
-    registerSecret(rotation.secret);
-    this.#setPrevious(
-      rotation.previous_secret_valid_until === null ? undefined : old,
-      rotation.previous_secret_valid_until,
-    );
-  }
-
-  get current(): string {
-    return this.#current;
-  }
-
-  /** The previous secret while it is still valid. */
-  get previous(): string | undefined {
-    if (this.#previous !== undefined && (this.#previousUntil ?? 0) <= this.#now()) {
-      this.#previous = undefined;
-      this.#previousUntil = undefined;
-    }
-    return this.#previous;
-  }
-
-  /** Current first, then the previous one while valid. */
-  secrets(): string[] {
-    const previous = this.previous;
-    return previous === undefined ? [this.#current] : [this.#current, previous];
-  }
-
-  #setPrevious(previous: string | undefined, until: string | number | Date | null | undefined) {
-    this.#previous = previous;
-    this.#previousUntil =
-      previous === undefined || until === null || until === undefined
-        ? undefined
-        : new Date(until).getTime();
-    registerSecret(previous);
-  }
-}
-
 export interface VerifyWebhookOptions {
-  /** Accepted secrets, current first. Give this or `ring`. */
-  secrets?: readonly string[] | undefined;
+  /**
+   * Accepted secrets, current first; a single string is one secret. Give this or `ring`. Each
+   * must carry at least `MIN_SECRET_BYTES` (16) bytes of key material.
+   */
+  secrets?: string | readonly string[] | undefined;
   /** A SecretRing, which drops the previous secret when its window ends. */
   ring?: SecretRing | undefined;
-  /** Largest allowed distance between the timestamp and now, either way, in seconds. Default 300. */
+  /**
+   * Largest allowed distance between the timestamp and now, either way, in seconds: a finite
+   * number >= 0. Default 300.
+   */
   tolerance?: number | undefined;
   /** Signing scheme. Default `standardWebhooks` (what the emulator sends). */
   scheme?: WebhookSignatureScheme | undefined;
@@ -178,33 +100,92 @@ function headerReader(headers: HeaderSource): (name: string) => string | undefin
   };
 }
 
+interface CheckedOptions {
+  secrets: string[];
+  scheme: WebhookSignatureScheme;
+  tolerance: number;
+  now: () => number;
+}
+
+function invalidOption(field: string, rule: string): WebhookVerificationError {
+  return new WebhookVerificationError('invalid_options', `${field} ${rule}`, field);
+}
+
+/** Every option checked, so that nothing below can be reached with a fail-open setting. */
+function checkOptions(options: VerifyWebhookOptions): CheckedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw invalidOption('options', 'must be an object with `secrets` or `ring`');
+  }
+  const { ring, scheme = standardWebhooks, tolerance = 300, now = Date.now } = options;
+  if (ring !== undefined && options.secrets !== undefined) {
+    throw invalidOption('options', 'takes `secrets` or `ring`, not both');
+  }
+  if (ring !== undefined && typeof (ring as SecretRing | null)?.secrets !== 'function') {
+    throw invalidOption('options.ring', 'must be a SecretRing');
+  }
+  if (ring === undefined && options.secrets === undefined) {
+    throw new WebhookVerificationError(
+      'no_secrets',
+      'no secret to verify with: pass `secrets` or `ring`',
+    );
+  }
+  const secrets = checkSecretList(ring ? ring.secrets() : options.secrets);
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw invalidOption(
+      'options.tolerance',
+      `must be a finite number of seconds >= 0, got ${String(tolerance)}`,
+    );
+  }
+  if (typeof now !== 'function') throw invalidOption('options.now', 'must be a function');
+  if (
+    scheme === null ||
+    typeof scheme !== 'object' ||
+    typeof scheme.read !== 'function' ||
+    typeof scheme.sign !== 'function'
+  ) {
+    throw invalidOption('options.scheme', 'must have read() and sign()');
+  }
+  return { secrets, scheme, tolerance, now };
+}
+
+function bodyBytes(rawBody: unknown): Buffer {
+  if (Buffer.isBuffer(rawBody)) return rawBody;
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return Buffer.from(rawBody);
+  throw new WebhookVerificationError(
+    'invalid_body',
+    `the body must be the raw request body as a string, Buffer or Uint8Array (before JSON parsing), got ${rawBody === null ? 'null' : typeof rawBody}`,
+  );
+}
+
 /** Verifies one delivery against the raw body exactly as received (before any JSON parsing). */
 export function verifyWebhook<T = unknown>(
   rawBody: string | Buffer | Uint8Array,
   headers: HeaderSource,
   options: VerifyWebhookOptions,
 ): VerifiedWebhook<T> {
-  const scheme = options.scheme ?? standardWebhooks;
-  const secrets = options.ring ? options.ring.secrets() : [...(options.secrets ?? [])];
-  if (secrets.length === 0) {
-    throw new WebhookVerificationError('no_secrets', 'no secret to verify with');
+  const { secrets, scheme, tolerance, now } = checkOptions(options);
+  const body = bodyBytes(rawBody);
+  if (headers === null || typeof headers !== 'object') {
+    throw new WebhookVerificationError('missing_headers', 'no headers object was given');
   }
   const message = scheme.read(headerReader(headers));
-  if (!message) {
+  if (!message || !Number.isSafeInteger(message.timestamp)) {
     throw new WebhookVerificationError(
       'missing_headers',
       `missing or malformed ${scheme.name} signature headers`,
     );
   }
-  const tolerance = options.tolerance ?? 300;
-  const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
-  if (Math.abs(nowSeconds - message.timestamp) > tolerance) {
+  const nowMs = now();
+  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
+    throw invalidOption('options.now', 'must return a finite number of milliseconds');
+  }
+  const nowSeconds = Math.floor(nowMs / 1000);
+  if (!(Math.abs(nowSeconds - message.timestamp) <= tolerance)) {
     throw new WebhookVerificationError(
       'timestamp_out_of_tolerance',
       `timestamp ${message.timestamp} is more than ${tolerance} s away from now (${nowSeconds})`,
     );
   }
-  const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody);
   for (const [index, secret] of secrets.entries()) {
     const expected = Buffer.from(scheme.sign(secret, message.id, message.timestamp, body));
     for (const candidate of message.signatures) {

@@ -1,0 +1,296 @@
+import { createHmac } from 'node:crypto';
+import { inspect } from 'node:util';
+import { Webhook as ReferenceWebhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import {
+  SecretRing,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../../src/account-api/index.js';
+
+// A 24-byte secret like the service's, and the time the deliveries below were "sent".
+const SECRET = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;
+const NOW = Date.UTC(2030, 0, 1, 12);
+const NOW_S = Math.floor(NOW / 1000);
+const body = JSON.stringify({ type: 'credits.low', data: { balance: 1 } });
+
+/** Standard Webhooks headers for `body`, signed with the raw HMAC key `key`. */
+function signedWithKey(key: Buffer, ts = NOW_S, id = 'msg_1') {
+  const mac = createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': `v1,${mac}` };
+}
+const signedWith = (secret: string, ts = NOW_S) =>
+  signedWithKey(
+    secret.startsWith('whsec_')
+      ? Buffer.from(secret.slice(6), 'base64')
+      : Buffer.from(secret, 'utf8'),
+    ts,
+  );
+
+function failure(run: () => unknown): WebhookVerificationError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    return error as WebhookVerificationError;
+  }
+  throw new Error('expected verification to fail, but the delivery was accepted');
+}
+
+describe('verifyWebhook fails closed on every malformed option', () => {
+  // Each row: options that are wrong, and the delivery an attacker would send against them.
+  const forged = signedWith('w');
+  const rows: Array<{
+    name: string;
+    options: unknown;
+    headers?: Record<string, string>;
+    field: string;
+  }> = [
+    {
+      name: 'an empty secret list',
+      options: { secrets: [], now: () => NOW },
+      field: 'options.secrets',
+    },
+    {
+      name: 'an empty string secret (an unset env var)',
+      options: { secrets: [''], now: () => NOW },
+      headers: signedWith(''),
+      field: 'options.secrets[0]',
+    },
+    {
+      name: 'an empty string passed as the secrets',
+      options: { secrets: '', now: () => NOW },
+      headers: signedWith(''),
+      field: 'options.secrets',
+    },
+    {
+      name: 'a whitespace-only secret',
+      options: { secrets: ['   '], now: () => NOW },
+      headers: signedWith('   '),
+      field: 'options.secrets[0]',
+    },
+    {
+      name: 'a one-character secret',
+      options: { secrets: ['w'], now: () => NOW },
+      headers: forged,
+      field: 'options.secrets[0]',
+    },
+    {
+      name: 'a whsec_ secret with too little key material',
+      options: { secrets: [`whsec_${Buffer.from('short').toString('base64')}`], now: () => NOW },
+      headers: signedWithKey(Buffer.from('short')),
+      field: 'options.secrets[0]',
+    },
+    {
+      name: 'a whsec_ secret that is not base64',
+      options: { secrets: ['whsec_not base64 at all!!'], now: () => NOW },
+      field: 'options.secrets[0]',
+    },
+    {
+      name: 'a secret that is not a string',
+      options: { secrets: [42], now: () => NOW },
+      field: 'options.secrets[0]',
+    },
+    {
+      name: 'secrets that are neither a string nor a list',
+      options: { secrets: { current: SECRET }, now: () => NOW },
+      field: 'options.secrets',
+    },
+    {
+      name: 'a tolerance that is a string',
+      options: { secrets: [SECRET], tolerance: 'abc', now: () => NOW },
+      headers: signedWith(SECRET, NOW_S - 3 * 3600),
+      field: 'options.tolerance',
+    },
+    {
+      name: 'a NaN tolerance (Number(undefined))',
+      options: { secrets: [SECRET], tolerance: Number.NaN, now: () => NOW },
+      headers: signedWith(SECRET, NOW_S - 3 * 3600),
+      field: 'options.tolerance',
+    },
+    {
+      name: 'an infinite tolerance',
+      options: { secrets: [SECRET], tolerance: Number.POSITIVE_INFINITY, now: () => NOW },
+      headers: signedWith(SECRET, NOW_S - 3 * 3600),
+      field: 'options.tolerance',
+    },
+    {
+      name: 'a negative tolerance',
+      options: { secrets: [SECRET], tolerance: -1, now: () => NOW },
+      field: 'options.tolerance',
+    },
+    {
+      name: 'a clock that is not a function',
+      options: { secrets: [SECRET], now: NOW },
+      field: 'options.now',
+    },
+    {
+      name: 'a clock that returns NaN',
+      options: { secrets: [SECRET], now: () => Number.NaN },
+      headers: signedWith(SECRET, NOW_S - 3 * 3600),
+      field: 'options.now',
+    },
+    {
+      name: 'both secrets and a ring',
+      options: { secrets: [SECRET], ring: new SecretRing({ current: SECRET }), now: () => NOW },
+      field: 'options',
+    },
+    {
+      name: 'a ring that is not a SecretRing',
+      options: { ring: [SECRET], now: () => NOW },
+      field: 'options.ring',
+    },
+    {
+      name: 'a scheme without sign()',
+      options: { secrets: [SECRET], scheme: { name: 'x', read: () => undefined }, now: () => NOW },
+      field: 'options.scheme',
+    },
+    { name: 'options that are not an object', options: SECRET, field: 'options' },
+  ];
+
+  it.each(rows)('rejects $name', ({ options, headers, field }) => {
+    const error = failure(() =>
+      verifyWebhook(body, headers ?? signedWith(SECRET), options as never),
+    );
+    expect(error.reason).toBe('invalid_options');
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(field);
+  });
+
+  it('treats a single string as one secret, never as a list of its characters', () => {
+    // The string's first character, as a one-byte key: this verified before the fix.
+    const attack = signedWith(SECRET[0] as string);
+    expect(
+      failure(() => verifyWebhook(body, attack, { secrets: SECRET, now: () => NOW })).reason,
+    ).toBe('no_matching_signature');
+    expect(
+      verifyWebhook(body, signedWith(SECRET), { secrets: SECRET, now: () => NOW }).matched,
+    ).toBe('current');
+  });
+
+  it('rejects a three-hour-old delivery with the default tolerance when tolerance is undefined', () => {
+    const old = signedWith(SECRET, NOW_S - 3 * 3600);
+    const options = { secrets: [SECRET], tolerance: undefined, now: () => NOW };
+    expect(failure(() => verifyWebhook(body, old, options)).reason).toBe(
+      'timestamp_out_of_tolerance',
+    );
+  });
+
+  it('accepts tolerance 0 for a delivery stamped this second, and nothing older', () => {
+    const options = { secrets: [SECRET], tolerance: 0, now: () => NOW };
+    expect(verifyWebhook(body, signedWith(SECRET), options).matched).toBe('current');
+    expect(failure(() => verifyWebhook(body, signedWith(SECRET, NOW_S - 1), options)).reason).toBe(
+      'timestamp_out_of_tolerance',
+    );
+  });
+
+  it.each([
+    ['null', null],
+    ['a number', 42],
+    ['a parsed object', JSON.parse(body)],
+    ['undefined', undefined],
+  ])('rejects a body that is %s with invalid_body, not a TypeError', (_name, raw) => {
+    const error = failure(() =>
+      verifyWebhook(raw as never, signedWith(SECRET), { secrets: [SECRET], now: () => NOW }),
+    );
+    expect(error.reason).toBe('invalid_body');
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'webhook-id: x'],
+  ])('rejects headers that are %s with missing_headers, not a TypeError', (_name, headers) => {
+    const error = failure(() =>
+      verifyWebhook(body, headers as never, { secrets: [SECRET], now: () => NOW }),
+    );
+    expect(error.reason).toBe('missing_headers');
+  });
+
+  it('checks the options before it looks at the delivery', () => {
+    // No headers at all, and a bad tolerance: the set-up error is the one reported.
+    const error = failure(() =>
+      verifyWebhook(body, {}, { secrets: [SECRET], tolerance: 'abc' as never }),
+    );
+    expect(error.reason).toBe('invalid_options');
+  });
+});
+
+describe('SecretRing fails closed', () => {
+  it.each([
+    ['an empty current secret', { current: '' }, 'init.current'],
+    ['an undefined current secret', { current: undefined }, 'init.current'],
+    ['a short current secret', { current: 'abc' }, 'init.current'],
+    ['an empty previous secret', { current: SECRET, previous: '' }, 'init.previous'],
+    [
+      'a previous secret with an unparseable end',
+      { current: SECRET, previous: SECRET, previousValidUntil: 'soon' },
+      'init.previousValidUntil',
+    ],
+  ])('rejects %s', (_name, init, field) => {
+    const error = failure(() => new SecretRing(init as never));
+    expect(error.reason).toBe('invalid_options');
+    expect(error.field).toBe(field);
+  });
+
+  it('rejects a rotation to an empty secret and keeps the ring as it was', () => {
+    const ring = new SecretRing({ current: SECRET });
+    const error = failure(() => ring.rotate({ secret: '', previous_secret_valid_until: null }));
+    expect(error.field).toBe('rotation.secret');
+    expect(ring.secrets()).toEqual([SECRET]);
+  });
+
+  it('rejects a rotation whose window end is not a date, and keeps the ring as it was', () => {
+    const ring = new SecretRing({ current: SECRET });
+    const next = `whsec_${Buffer.from('fedcba9876543210fedcba98').toString('base64')}`;
+    const error = failure(() => ring.rotate({ secret: next, previous_secret_valid_until: 'x' }));
+    expect(error.field).toBe('rotation.previous_secret_valid_until');
+    expect(ring.secrets()).toEqual([SECRET]);
+  });
+});
+
+describe('interop with the reference Standard Webhooks implementation', () => {
+  const reference = new ReferenceWebhook(SECRET);
+
+  it('verifies a delivery the reference library signed', () => {
+    const signature = reference.sign('msg_ref', new Date(NOW), body);
+    const headers = {
+      'webhook-id': 'msg_ref',
+      'webhook-timestamp': String(NOW_S),
+      'webhook-signature': signature,
+    };
+    expect(verifyWebhook(body, headers, { secrets: [SECRET], now: () => NOW }).id).toBe('msg_ref');
+  });
+
+  it('signs what the reference library verifies', () => {
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = signedWith(SECRET, ts);
+    expect(reference.verify(body, headers)).toEqual(JSON.parse(body));
+  });
+
+  it('rejects what the reference library rejects: a signature from another secret', () => {
+    const other = `whsec_${Buffer.from('another-24-byte-secret!!').toString('base64')}`;
+    const signature = new ReferenceWebhook(other).sign('msg_ref', new Date(NOW), body);
+    const headers = {
+      'webhook-id': 'msg_ref',
+      'webhook-timestamp': String(NOW_S),
+      'webhook-signature': signature,
+    };
+    expect(() => reference.verify(body, headers)).toThrow();
+    expect(
+      failure(() => verifyWebhook(body, headers, { secrets: [SECRET], now: () => NOW })).reason,
+    ).toBe('no_matching_signature');
+  });
+});
+
+describe('webhook secrets print redacted', () => {
+  it('hides the secret of a created webhook under inspect and JSON, but keeps it readable', async () => {
+    const { hideFields, fullyRedacted } = await import('../../src/http/hidden-fields.js');
+    const created = hideFields({ id: 'wh_1', secret: SECRET }, { secret: fullyRedacted });
+    expect(created.secret).toBe(SECRET);
+    expect(inspect(created)).not.toContain(SECRET);
+    expect(JSON.stringify(created)).not.toContain(SECRET);
+    expect(JSON.stringify(created)).toContain('wh_1');
+    expect({ ...created }.secret).toBe(SECRET);
+  });
+});
