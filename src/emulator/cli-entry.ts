@@ -21,6 +21,16 @@ export function exportLines(handle: EmulatorHandle): string[] {
   ];
 }
 
+/** Says what the emulator models beyond loopback (`--rtt`, `--session-start`), if anything. */
+export function modelLine(options: EmulatorOptions): string | undefined {
+  const parts: string[] = [];
+  const rttMs = options.network?.rttMs ?? 0;
+  const startMs = options.sessionStartMs ?? 0;
+  if (rttMs > 0) parts.push(`${rttMs} ms round trip on every exchange and connection`);
+  if (startMs > 0) parts.push(`${startMs} ms per session start`);
+  return parts.length > 0 ? `# network model: ${parts.join(', ')}` : undefined;
+}
+
 /**
  * Resolves once the emulator has closed after a signal (or after `stop` is called: tests).
  * The secrets printed here are the emulator's own throwaway credentials: printing them is the point.
@@ -36,6 +46,8 @@ export async function runEmulatorForeground(
   if (!state.recordingsAvailable) {
     io.stdout(`# recordings are off: ${state.recordingsOffReason ?? 'ffmpeg not found'}`);
   }
+  const model = modelLine(options);
+  if (model) io.stdout(model);
   for (const line of exportLines(handle)) io.stdout(line);
   io.stdout('# Ctrl-C stops the emulator and every browser it started');
 

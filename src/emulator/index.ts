@@ -7,7 +7,12 @@ export type {
 export type { ForegroundIo } from './cli-entry.js';
 export { runEmulatorForeground } from './cli-entry.js';
 export type { FaultSpec } from './faults.js';
-export type { AccountLimits, EmulatorLogger, EmulatorOptions } from './options.js';
+export type {
+  AccountLimits,
+  EmulatorLogger,
+  EmulatorOptions,
+  NetworkOptions,
+} from './options.js';
 export type { FfmpegLookup } from './runtime/find-executables.js';
 export { ChromiumNotFoundError, findChromium, findFfmpeg } from './runtime/find-executables.js';
 export type { EmulatorHandle } from './start.js';

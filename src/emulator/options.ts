@@ -1,4 +1,5 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
+import { RequestValidationError } from '../http/index.js';
 import type { AccountServiceOptions } from './account-service/options.js';
 import type { RuntimeOptions } from './runtime/index.js';
 
@@ -11,6 +12,16 @@ export interface AccountLimits {
   maxDurationMinutes: number;
   /** Minutes without CDP traffic or page actions before a session ends; default 10. A request may ask for less, never more. */
   idleTimeoutMinutes: number;
+}
+
+/** The network between the user and the service, as the emulator models it (docs/emulator.md). */
+export interface NetworkOptions {
+  /**
+   * Round-trip time in ms added to every HTTP exchange, every websocket frame (half each way:
+   * CDP, live view) and every new TCP connection (its handshake), on the emulator's origin and
+   * on each session's `debugger_address`; default 0 (loopback as it is).
+   */
+  rttMs?: number;
 }
 
 export type EmulatorLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -41,6 +52,14 @@ export interface EmulatorOptions extends RuntimeOptions {
   defaultBalance?: number;
   /** The account service's behaviour (delays, failures, charges, limits); defaults in docs/account.md. */
   account?: AccountServiceOptions;
+  /** A network between the clients and the emulator; default none (`{ rttMs: 0 }`). */
+  network?: NetworkOptions;
+  /**
+   * How long a session create (`POST /sessions` and `/sessions-async`) takes at least, in ms,
+   * modelling the real service's seconds-long start; the slot is held meanwhile. Default 0 (the
+   * create takes as long as Chromium's launch).
+   */
+  sessionStartMs?: number;
 }
 
 export interface ResolvedOptions {
@@ -55,6 +74,8 @@ export interface ResolvedOptions {
   videoUrlLifetimeMs: number;
   defaultBalance: number;
   account: AccountServiceOptions;
+  network: { rttMs: number };
+  sessionStartMs: number;
   runtime: RuntimeOptions;
 }
 
@@ -82,6 +103,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     videoUrlLifetimeMs,
     defaultBalance,
     account,
+    network,
+    sessionStartMs,
     ...runtime
   } = options;
   return {
@@ -96,6 +119,32 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     videoUrlLifetimeMs: videoUrlLifetimeMs ?? 10 * MINUTE,
     defaultBalance: defaultBalance ?? 1000,
     account: account ?? {},
+    network: { rttMs: milliseconds('network.rttMs', networkObject(network).rttMs) },
+    sessionStartMs: milliseconds('sessionStartMs', sessionStartMs),
     runtime,
   };
+}
+
+function networkObject(value: unknown): NetworkOptions {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new RequestValidationError('startEmulator', [
+      { path: 'network', message: 'must be an object such as { rttMs: 100 }' },
+    ]);
+  }
+  return value as NetworkOptions;
+}
+
+/** A duration option: absent is 0; anything but a finite number >= 0 is an error naming it. */
+function milliseconds(field: string, value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new RequestValidationError('startEmulator', [
+      {
+        path: field,
+        message: `must be a finite number of milliseconds >= 0 (got ${String(value)})`,
+      },
+    ]);
+  }
+  return value;
 }

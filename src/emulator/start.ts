@@ -12,6 +12,7 @@ import { SessionLifecycle } from './browser-service/session-lifecycle.js';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorContext, LiveView } from './context.js';
 import { FaultRegistry } from './faults.js';
+import { openLatencyFront } from './network-model.js';
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { type RouteModule, Router } from './router.js';
 import {
@@ -136,10 +137,22 @@ export async function startWithParts(
   router.mount(adminModule(ctx, reset));
 
   const server = createEmulatorServer(ctx, router);
-  await listen(server, options.host, options.port);
-  const { port } = server.address() as AddressInfo;
+  const { rttMs } = options.network;
+  // With a network modelled, the server listens on a private port behind the latency front.
+  await listen(server, options.host, rttMs > 0 ? 0 : options.port);
+  const serverPort = (server.address() as AddressInfo).port;
+  const front =
+    rttMs > 0
+      ? await openLatencyFront({
+          target: `${options.host}:${serverPort}`,
+          rttMs,
+          host: options.host,
+          port: options.port,
+        })
+      : undefined;
+  const port = front?.port ?? serverPort;
   origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-  log('info', `emulator listening on ${origin}`);
+  log('info', `emulator listening on ${origin}${rttMs > 0 ? ` (modelled RTT ${rttMs} ms)` : ''}`);
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -148,6 +161,7 @@ export async function startWithParts(
       for (const listener of closeListeners) await listener();
       await parts.runtime.shutdown();
       clock.cancelAll();
+      await front?.close();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await rm(dataDir, { recursive: true, force: true });

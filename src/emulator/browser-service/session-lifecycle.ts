@@ -7,8 +7,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EmulatorContext } from '../context.js';
-import { conflict, HttpError, limitReached } from '../http-error.js';
+import { conflict, HttpError, limitReached, unavailable } from '../http-error.js';
 import type { Account, ProfileRecord, SessionRecord } from '../model.js';
 import { pinFromConfig } from './profile-pin.js';
 import type { ResolvedRequest } from './targeting.js';
@@ -24,10 +25,25 @@ export class SessionLifecycle {
   /** Cached profiles whose user-data dir a session (running or launching) holds. */
   readonly #profilesInUse = new Map<string, string>();
   readonly #deletedProfileDirs = new Map<string, string>();
+  /** Creates not yet answered: `endAll` waits for them, so none outlives a reset or a close. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Cuts short the modelled start time (`sessionStartMs`) of the creates in flight. */
+  #holds = new AbortController();
 
   constructor(private readonly ctx: EmulatorContext) {}
 
-  async create(account: Account, request: ResolvedRequest): Promise<SessionRecord> {
+  create(account: Account, request: ResolvedRequest): Promise<SessionRecord> {
+    const creating = this.#create(account, request);
+    const settled = creating.then(
+      () => {},
+      () => {},
+    );
+    this.#inFlight.add(settled);
+    void settled.then(() => this.#inFlight.delete(settled));
+    return creating;
+  }
+
+  async #create(account: Account, request: ResolvedRequest): Promise<SessionRecord> {
     const { store, clock } = this.ctx;
     const running =
       store.runningSessions(account.id).length + (this.#launching.get(account.id) ?? 0);
@@ -60,6 +76,9 @@ export class SessionLifecycle {
     };
     if (profile) session.profileId = profile.id;
     let claimed = false;
+    // The modelled start time runs alongside the launch: the create answers when both are done.
+    const cut = this.#holds.signal;
+    const hold = this.#holdFor(this.ctx.options.sessionStartMs);
     try {
       const userDataDir = profile?.storeCache ? await this.#claimProfileDir(profile) : undefined;
       claimed = userDataDir !== undefined;
@@ -70,6 +89,16 @@ export class SessionLifecycle {
         onActivity: () => this.touch(session),
         onExit: () => void this.end(session, 'browser_exited'),
       });
+      await hold;
+      if (cut.aborted) {
+        // A reset or close came while this create was starting: it ends what it started.
+        await session.browser.stop().catch(() => {});
+        throw unavailable(
+          'emulator_reset',
+          1,
+          'The emulator was reset or closed while the session was starting; retry the request',
+        );
+      }
     } catch (error) {
       if (profile && claimed) this.#profilesInUse.delete(profile.id);
       if (error instanceof HttpError) throw error;
@@ -111,6 +140,9 @@ export class SessionLifecycle {
   }
 
   async endAll(reason: string): Promise<void> {
+    this.#holds.abort();
+    this.#holds = new AbortController();
+    await Promise.all(this.#inFlight);
     await Promise.all(this.ctx.store.runningSessions().map((s) => this.end(s, reason)));
     await Promise.all([...this.ctx.store.sessions.values()].map((s) => s.ending));
   }
@@ -123,6 +155,13 @@ export class SessionLifecycle {
     } else {
       void rm(profile.userDataDir, { recursive: true, force: true });
     }
+  }
+
+  /** Resolves after `ms`, or at once when `endAll` runs (a reset or close does not wait it out). */
+  #holdFor(ms: number): Promise<void> {
+    const signal = this.#holds.signal;
+    if (ms <= 0 || signal.aborted) return Promise.resolve();
+    return sleep(ms, undefined, { signal }).catch(() => {});
   }
 
   async #claimProfileDir(profile: ProfileRecord): Promise<string> {

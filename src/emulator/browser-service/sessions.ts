@@ -2,6 +2,7 @@
 import type { EmulatorContext } from '../context.js';
 import { badRequest, notFound } from '../http-error.js';
 import type { Account, SessionRecord } from '../model.js';
+import { openLatencyFront } from '../network-model.js';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
 import { resolveCreate } from './session-request.js';
@@ -96,11 +97,36 @@ export function sessionRoutes(ctx: EmulatorContext) {
 /** The session's own debugger listener, opened on first ask and closed when the session ends. */
 async function openDebugger(ctx: EmulatorContext, session: SessionRecord): Promise<string | null> {
   if (session.status !== 'running') return null;
-  session.debuggerEndpoint ??= ctx.proxy.openDebuggerAddress(session.id);
+  session.debuggerEndpoint ??= debuggerEndpoint(ctx, session.id);
   const endpoint = await session.debuggerEndpoint;
   if (session.status !== 'running') {
     await endpoint.close().catch(() => {});
     return null;
   }
   return endpoint.address;
+}
+
+/** With a network modelled, the debugger address is reached through the same latency as the origin. */
+async function debuggerEndpoint(ctx: EmulatorContext, sessionId: string) {
+  const endpoint = await ctx.proxy.openDebuggerAddress(sessionId);
+  const { rttMs } = ctx.options.network;
+  if (rttMs === 0) return endpoint;
+  try {
+    const front = await openLatencyFront({
+      target: endpoint.address,
+      rttMs,
+      host: '127.0.0.1',
+      port: 0,
+    });
+    return {
+      address: front.address,
+      close: async () => {
+        await front.close();
+        await endpoint.close();
+      },
+    };
+  } catch (error) {
+    await endpoint.close();
+    throw error;
+  }
 }
