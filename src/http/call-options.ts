@@ -62,3 +62,17 @@ export async function waitInScope(ms: number, scope: CallScope, what: string): P
     throw scope.abortError(what);
   }
 }
+
+/**
+ * Settles like `work`, unless the scope aborts first: then rejects with the scope's error.
+ * `work` itself is never cancelled (a create or a connect cut off mid-flight could still
+ * finish on the far side): the caller decides what a late result means.
+ */
+export function raceAbort<T>(work: Promise<T>, scope: CallScope, what: string): Promise<T> {
+  if (scope.signal.aborted) return Promise.reject(scope.abortError(what));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(scope.abortError(what));
+    scope.signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => scope.signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -32,14 +32,40 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
 };
 
 /**
+ * How a backoff step is randomised (AWS architecture blog's names): `full` anywhere in
+ * [0, step], `equal` in [step/2, step] (never close to zero).
+ */
+export type Jitter = 'full' | 'equal';
+
+/** A named set of retry settings: the requests' default, or a special wait such as SLOT_WAIT. */
+export interface RetryProfile extends Required<RetryOptions> {
+  /** Default: `full`. */
+  jitter?: Jitter;
+}
+
+/**
+ * The wait for a free session slot after a 429 on create (launchRemote's `waitForSlot`): no
+ * retry count, because the launch's own deadline and signal bound it; Retry-After honoured at
+ * any length for the same reason; without one, 1 s doubling to 15 s with equal jitter, so a
+ * queued launch never asks the service again in a tight loop.
+ */
+export const SLOT_WAIT: RetryProfile = {
+  retries: Number.POSITIVE_INFINITY,
+  baseDelayMs: 1000,
+  maxDelayMs: 15_000,
+  maxRetryAfterMs: Number.POSITIVE_INFINITY,
+  jitter: 'equal',
+};
+
+/**
  * How long to wait before attempt `attempt + 1` (attempt counts from 0), or undefined when the
  * request must not be retried. Retry-After is authoritative when present; otherwise
- * exponential backoff with full jitter (AWS architecture blog's "full jitter").
+ * exponential backoff with the profile's jitter.
  */
 export function retryDelay(
   attempt: number,
   retryAfterMs: number | undefined,
-  options: Required<RetryOptions>,
+  options: RetryProfile,
   random: () => number = Math.random,
 ): number | undefined {
   if (attempt >= options.retries) return undefined;
@@ -47,7 +73,8 @@ export function retryDelay(
     return retryAfterMs > options.maxRetryAfterMs ? undefined : retryAfterMs;
   }
   const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);
-  return Math.round(random() * ceiling);
+  const share = options.jitter === 'equal' ? 0.5 + random() / 2 : random();
+  return Math.round(share * ceiling);
 }
 
 /**

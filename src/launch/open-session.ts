@@ -4,9 +4,10 @@
  * The Playwright and Puppeteer adapters only connect and wire close() to `finish()`.
  */
 import { BrowserApi, type SessionConnection, type SessionCreated } from '../browser-api/index.js';
-import { type CallScope, callScope } from '../http/call-options.js';
+import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
 import { redact } from '../http/redact.js';
-import { createSession, settledCleanups } from './create-session.js';
+import { settledCleanups } from './abandoned-create.js';
+import { createSession } from './create-session.js';
 import { LaunchError } from './errors.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
@@ -279,18 +280,11 @@ export async function connectWithin<T>(
   const { scope } = opened;
   if (scope.signal.aborted) throw scope.abortError(what);
   const attempt = connect(remaining(scope));
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(scope.abortError(what));
-    scope.signal.addEventListener('abort', onAbort, { once: true });
-  });
   try {
-    return await Promise.race([attempt, aborted]);
+    return await raceAbort(attempt, scope, what);
   } catch (error) {
     // A connect that completes after we gave up must not leave a client attached.
-    attempt.then(disposeLate, () => {});
+    attempt.then(disposeLate, () => {}).catch(() => {});
     throw error;
-  } finally {
-    if (onAbort) scope.signal.removeEventListener('abort', onAbort);
   }
 }

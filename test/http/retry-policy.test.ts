@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY, retryDelay, wasNeverSent } from '../../src/http/retry-policy.js';
+import { DEFAULT_RETRY, retryDelay, SLOT_WAIT, wasNeverSent } from '../../src/http/retry-policy.js';
 
 describe('retryDelay', () => {
   it('uses Retry-After as given when it is under the cap', () => {
@@ -16,6 +16,16 @@ describe('retryDelay', () => {
     expect(retryDelay(2, undefined, opts, () => 1)).toBe(400);
     expect(retryDelay(6, undefined, opts, () => 1)).toBe(1000);
     expect(retryDelay(2, undefined, opts, () => 0.5)).toBe(200);
+  });
+
+  it('the slot-wait profile: 1 s doubling to 15 s with equal jitter, any Retry-After, no retry count', () => {
+    expect(retryDelay(0, undefined, SLOT_WAIT, () => 0)).toBe(500);
+    expect(retryDelay(0, undefined, SLOT_WAIT, () => 1)).toBe(1000);
+    expect(retryDelay(3, undefined, SLOT_WAIT, () => 1)).toBe(8000);
+    expect(retryDelay(4, undefined, SLOT_WAIT, () => 0)).toBe(7500);
+    expect(retryDelay(40, undefined, SLOT_WAIT, () => 1)).toBe(15_000);
+    // The launch's deadline bounds the wait, not the profile.
+    expect(retryDelay(1000, 3_600_000, SLOT_WAIT)).toBe(3_600_000);
   });
 
   it('stops after the configured number of retries', () => {
