@@ -11,23 +11,43 @@ import { Transport } from '../http/transport.js';
 import { BalanceResource } from './balance.js';
 import { type CostEstimate, estimateCost } from './batches.js';
 import { Notifications } from './notifications.js';
+import { checkAccountOptions } from './options.js';
 import { Queries } from './queries.js';
 import { type Balance, LIMITS } from './schemas.js';
 import { Webhooks } from './webhooks.js';
 
 export interface AccountRateLimits {
-  /** Submits per window. Default 20 (the documented limit). */
-  submit?: number | undefined;
-  /** Balance + results reads per window, together. Default 100 (the documented limit). */
-  read?: number | undefined;
-  /** Window length in ms. Default 60000. */
+  /**
+   * Submits per window, or a RateLimiter to share with other clients of the same account.
+   * Default 20 (the documented limit).
+   */
+  submit?: number | RateLimiter | undefined;
+  /**
+   * Balance + results reads per window, together, or a shared RateLimiter. Default 100 (the
+   * documented limit).
+   */
+  read?: number | RateLimiter | undefined;
+  /** Window length in ms of the limiters built from numbers. Default 60000. */
   windowMs?: number | undefined;
+  /**
+   * Longest time one call may wait for a rate-limit slot (the local limiter's, and the
+   * Retry-After of a 429), in ms. The wait is not part of the call's `timeout`: a submit queued
+   * behind 20 others has not started. Default Infinity: wait as long as the queue needs; the
+   * call's `signal` still ends the wait.
+   */
+  maxWaitMs?: number | undefined;
 }
 
 export interface AccountApiOptions extends AccountConfigInput {
-  /** Default per-call timeout in ms, retries included. Default 60000. */
+  /**
+   * Default per-call timeout in ms, retries included, rate-limit waits not. Default 60000;
+   * `0` or `Infinity` for none.
+   */
   timeout?: number | undefined;
-  /** Retry policy for idempotent calls (never for submit). Defaults: see `RetryOptions`. */
+  /**
+   * Retry policy for idempotent calls. A submit is retried only after a 429 (the service wrote
+   * and charged nothing) or a connection that never opened. Defaults: see `RetryOptions`.
+   */
   retry?: RetryOptions | undefined;
   /**
    * Send `assistant_c` (valid in the schema, currently unavailable) instead of refusing it
@@ -53,7 +73,12 @@ export class AccountApi {
   readonly #transport: Transport;
   readonly #balance: BalanceResource;
 
+  /**
+   * Throws a ConfigurationError naming the env var when the key or URL is missing, and a
+   * RequestValidationError naming the option when one is malformed.
+   */
   constructor(options: AccountApiOptions = {}) {
+    checkAccountOptions(options);
     const config = resolveAccountConfig(options);
     this.#transport = new Transport({
       service: 'account',
@@ -64,20 +89,24 @@ export class AccountApi {
       timeout: options.timeout,
       retry: options.retry,
       dispatcher: options.dispatcher,
+      // A 429 wrote and charged nothing, so even a submit is sent again after its Retry-After.
+      unprocessedStatuses: [429],
+      maxRateLimitWaitMs: options.rateLimits ? options.rateLimits.maxWaitMs : undefined,
     });
     const limits = options.rateLimits;
+    const limiter = (given: number | RateLimiter | undefined, fallback: number) =>
+      given instanceof RateLimiter
+        ? given
+        : new RateLimiter({
+            limit: given ?? fallback,
+            windowMs: limits ? limits.windowMs : undefined,
+          });
     this.limiters =
       limits === false
         ? { submit: undefined, read: undefined }
         : {
-            submit: new RateLimiter({
-              limit: limits?.submit ?? LIMITS.submitsPerMinute,
-              windowMs: limits?.windowMs ?? 60_000,
-            }),
-            read: new RateLimiter({
-              limit: limits?.read ?? LIMITS.readsPerMinute,
-              windowMs: limits?.windowMs ?? 60_000,
-            }),
+            submit: limiter(limits?.submit, LIMITS.submitsPerMinute),
+            read: limiter(limits?.read, LIMITS.readsPerMinute),
           };
     this.queries = new Queries({
       transport: this.#transport,

@@ -255,9 +255,14 @@ export class RequestValidationError extends RemoteBrowserError {
   readonly field: string;
   readonly issues: readonly { path: string; message: string }[];
 
-  constructor(what: string, issues: { path: string; message: string }[]) {
+  /** `kind` words what was rejected: the call's input (default) or a constructor's options. */
+  constructor(
+    what: string,
+    issues: { path: string; message: string }[],
+    kind: 'request' | 'options' = 'request',
+  ) {
     const text = issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ');
-    super(`${what}: invalid request: ${text}`);
+    super(`${what}: invalid ${kind}: ${text}`);
     this.field = issues[0]?.path ?? '';
     this.issues = issues;
   }

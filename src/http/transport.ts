@@ -11,7 +11,8 @@ import { type CallOptions, callScope, waitInScope } from './call-options.js';
 import { createDebug } from './debug.js';
 import { errorFromResponse, retryAfterOf, type ServiceName } from './error-mapping.js';
 import { ConnectionError, ResponseValidationError } from './errors.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { RateLimitWait } from './rate-limit-wait.js';
+import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
 import {
   DEFAULT_RETRY,
   IDEMPOTENT_METHODS,
@@ -42,6 +43,18 @@ export interface TransportOptions {
   retry?: RetryOptions | undefined;
   /** undici dispatcher; default: a keep-alive Agent owned by this transport. */
   dispatcher?: Dispatcher | undefined;
+  /**
+   * Statuses with which the service says it did nothing, so that even a non-idempotent call is
+   * retried (after the Retry-After it names). The account service: 429 (a rate-limited submit
+   * wrote and charged nothing). Default: none.
+   */
+  unprocessedStatuses?: readonly number[] | undefined;
+  /**
+   * Longest time one call may wait for rate-limit slots (the limiter's, and a 429's
+   * Retry-After), in ms. Not request time: the call's `timeout` does not run meanwhile.
+   * Default Infinity (bounded by the caller's signal only).
+   */
+  maxRateLimitWaitMs?: number | undefined;
 }
 
 export interface RequestSpec<T> extends CallOptions {
@@ -88,6 +101,8 @@ export class Transport {
   readonly #retry: Required<RetryOptions>;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  readonly #unprocessed: ReadonlySet<number>;
+  readonly #maxRateLimitWaitMs: number;
 
   constructor(options: TransportOptions) {
     this.service = options.service;
@@ -99,6 +114,8 @@ export class Transport {
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#ownsDispatcher = !options.dispatcher;
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000 });
+    this.#unprocessed = new Set(options.unprocessedStatuses ?? []);
+    this.#maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY;
   }
 
   /** Full URL of an API path with its query string. */
@@ -115,7 +132,8 @@ export class Transport {
     const idempotent = spec.idempotent ?? IDEMPOTENT_METHODS.has(method);
     const url = this.url(spec.path, spec.query);
     const logPath = `${this.apiPath}${spec.path}`;
-    const scope = callScope(spec, this.#timeout);
+    const scope = callScope(spec, this.#timeout, spec.what);
+    const rateWait = new RateLimitWait(spec.what, spec.signal, this.#maxRateLimitWaitMs);
     const headers: Record<string, string> = {
       authorization: this.#authorization,
       accept: 'application/json',
@@ -127,14 +145,16 @@ export class Transport {
       payload = JSON.stringify(spec.body);
     }
 
+    let slot: RateLimitSlot | undefined;
+    let rateLimited = false;
     try {
       for (let attempt = 0; ; attempt++) {
         if (spec.limiter) {
-          try {
-            await spec.limiter.acquire(scope.signal);
-          } catch {
-            throw scope.abortError(spec.what);
-          }
+          // Waiting for a slot is not request time: the timeout clock stops meanwhile.
+          scope.pause();
+          slot = await rateWait.slot(spec.limiter, attempt > 0, rateLimited);
+          scope.resume();
+          if (scope.signal.aborted) throw scope.abortError(spec.what);
         }
         const started = Date.now();
         debug(`→ ${method} ${logPath}${attempt ? ` (retry ${attempt})` : ''}`);
@@ -150,6 +170,7 @@ export class Transport {
           });
           text = await response.body.text();
         } catch (error) {
+          slot?.release();
           if (scope.signal.aborted) throw scope.abortError(spec.what);
           const neverSent = wasNeverSent(error);
           const delay =
@@ -166,6 +187,8 @@ export class Transport {
           continue;
         }
 
+        // The response is in: the service has counted this request, its slot's window starts.
+        slot?.release();
         const status = response.statusCode;
         debug(`← ${status} ${method} ${logPath} ${Date.now() - started}ms`);
         const body = parseBody(text);
@@ -178,11 +201,27 @@ export class Transport {
             body,
             headers: response.headers,
           });
+          const safe = idempotent || this.#unprocessed.has(status);
           const delay =
-            idempotent && RETRYABLE_STATUSES.has(status)
+            safe && RETRYABLE_STATUSES.has(status)
               ? retryDelay(attempt, retryAfterOf(error), this.#retry)
               : undefined;
-          if (delay === undefined || Date.now() + delay > scope.deadline) throw error;
+          if (delay === undefined) throw error;
+          if (status === 429) {
+            // A wait for a rate-limit slot, like the limiter's: not request time. With a
+            // limiter, every caller of it holds back until then; the retry goes first.
+            debug(`  rate-limited: ${method} ${logPath} again in ${delay}ms`);
+            rateLimited = true;
+            if (spec.limiter) {
+              spec.limiter.backOff(delay);
+            } else {
+              scope.pause();
+              await rateWait.sleep(delay);
+              scope.resume();
+            }
+            continue;
+          }
+          if (Date.now() + delay > scope.deadline) throw error;
           debug(`  retrying ${method} ${logPath} in ${delay}ms`);
           await waitInScope(delay, scope, spec.what);
           continue;
@@ -190,6 +229,7 @@ export class Transport {
         return this.#payload(spec, body, status);
       }
     } finally {
+      slot?.release();
       scope.dispose();
     }
   }

@@ -46,7 +46,68 @@ describe('RateLimiter', () => {
     expect(limiter.available()).toBe(3);
   });
 
-  it('rejects a non-positive limit', () => {
-    expect(() => new RateLimiter({ limit: 0 })).toThrow(/positive integer/);
+  it('rejects a non-positive limit and a window that is not a positive number, naming them', () => {
+    expect(() => new RateLimiter({ limit: 0 })).toThrow(/limit: must be a positive integer/);
+    expect(() => new RateLimiter({ limit: 2, windowMs: 'x' as never })).toThrow(
+      /windowMs: must be a number of ms > 0 \(got "x"\)/,
+    );
+  });
+
+  describe('with a virtual clock', () => {
+    function virtual() {
+      let now = 0;
+      const sleeps: number[] = [];
+      return {
+        now: () => now,
+        sleep: async (ms: number) => {
+          sleeps.push(ms);
+          now += ms;
+        },
+        set: (t: number) => {
+          now = t;
+        },
+        sleeps,
+      };
+    }
+
+    it('counts a held slot until it is released, then for one window from the release', async () => {
+      const clock = virtual();
+      const limiter = new RateLimiter({ limit: 1, windowMs: 1000, ...clock });
+      const slot = await limiter.hold();
+      let second = false;
+      const next = limiter.hold().then((s) => {
+        second = true;
+        return s;
+      });
+      // A window passes while the first request is still out: no slot yet.
+      clock.set(5000);
+      await new Promise((r) => setImmediate(r));
+      expect(second).toBe(false);
+      slot.release(); // the response came in at 5000
+      (await next).release();
+      expect(clock.now()).toBe(6000);
+    });
+
+    it('counts an `acquire` from the moment it was granted', async () => {
+      const clock = virtual();
+      const limiter = new RateLimiter({ limit: 2, windowMs: 1000, ...clock });
+      await limiter.acquire();
+      await limiter.acquire();
+      await limiter.acquire();
+      expect(clock.now()).toBe(1000);
+    });
+
+    it('grants nothing before a back-off ends, and serves a `first` waiter ahead of the queue', async () => {
+      const clock = virtual();
+      const limiter = new RateLimiter({ limit: 10, windowMs: 1000, ...clock });
+      limiter.backOff(300);
+      expect(limiter.available()).toBe(0);
+      const order: string[] = [];
+      const a = limiter.hold().then(() => order.push('queued'));
+      const b = limiter.hold(undefined, { first: true }).then(() => order.push('retry'));
+      await Promise.all([a, b]);
+      expect(order).toEqual(['retry', 'queued']);
+      expect(clock.now()).toBe(300);
+    });
   });
 });
