@@ -24,7 +24,14 @@ export {
   sessionOf,
   startWatchdog,
 } from '../launch/index.js';
+export type {
+  RemoteSessionPool,
+  SessionPoolOptions,
+  SessionPoolStats,
+} from '../launch/session-pool.js';
 export type { RemoteChromium, RemoteLaunchOptions } from './drop-in.js';
 export { chromium } from './drop-in.js';
 export type { PlaywrightRemoteOptions } from './launch-remote.js';
 export { connectRemote, launchRemote } from './launch-remote.js';
+export type { PlaywrightSessionPoolOptions } from './session-pool.js';
+export { createSessionPool } from './session-pool.js';

@@ -1,0 +1,276 @@
+/**
+ * Warm sessions, library-agnostic: a pool launches sessions ahead of need, so that taking one
+ * costs no session start. Each warm session is an ordinary launched browser (in the ledger, under
+ * the exit hooks and the watchdog like any other), so ending it is the adapter's own `close()`:
+ * exactly once, on every path the library can see.
+ *
+ * Rules that keep a pool cheap and polite:
+ * - a refill never waits for a slot: on a 429 it backs off until one of the pool's own handed-out
+ *   sessions ends (or Retry-After passes), so it never takes a slot another process is queued for,
+ *   and `launch()` with nothing warm launches normally (waiting for a slot as usual);
+ * - at most `size` sessions are warm or warming at once; a taken one is replaced in the background;
+ * - a warm session older than `maxWarmAgeMs` (half the idle timeout by default) is ended and
+ *   replaced rather than handed out, so nobody gets a session the service is about to end.
+ */
+import { createDebug } from '../http/debug.js';
+import { isRateLimitError, RequestValidationError } from '../http/errors.js';
+
+const debug = createDebug('pool');
+
+/** What the pool needs from a library adapter. */
+export interface PoolDriver<B> {
+  /** Launches one session; `waitForSlot: false` for refills. */
+  launch(waitForSlot: boolean): Promise<B>;
+  /** Ends the session (the adapter's patched `close()`: deletes it exactly once). */
+  close(browser: B): Promise<void>;
+  /** False once the browser has disconnected (its session ended on the service's side). */
+  isAlive(browser: B): boolean;
+  /** Calls `listener` once when the browser goes away (closed by its user, or disconnected). */
+  onGone(browser: B, listener: () => void): void;
+}
+
+export interface SessionPoolOptions {
+  /** Sessions kept warm (launched and connected, not yet handed out). Default: 1. */
+  size?: number;
+  /**
+   * A warm session older than this (ms since its launch began) is ended and replaced instead of
+   * handed out. Default: half of `idleTimeoutMinutes`, or 5 minutes (half the service's
+   * default 10-minute idle timeout).
+   */
+  maxWarmAgeMs?: number;
+}
+
+export interface SessionPoolStats {
+  /** Sessions the pool launched (warm or on demand). */
+  created: number;
+  /** Sessions handed out by `launch()`. */
+  handedOut: number;
+  /** Warm sessions ended unused (too old, dead, or at `close()`). */
+  discarded: number;
+  /** Warm (or warming) sessions now. */
+  warm: number;
+}
+
+interface Warm<B> {
+  startedAt: number;
+  /** Resolves to the browser, or undefined when the launch failed (the failure is handled). */
+  ready: Promise<B | undefined>;
+  browser?: B;
+}
+
+const RETRY_FALLBACK_MS = 5_000;
+const MAX_BACKOFF_MS = 30_000;
+
+/** Checks pool options before any session is launched; returns the effective values. */
+export function checkPoolOptions(
+  what: string,
+  options: SessionPoolOptions & { idleTimeoutMinutes?: number | undefined },
+): { size: number; maxWarmAgeMs: number } {
+  const issues: { path: string; message: string }[] = [];
+  const { size = 1, maxWarmAgeMs } = options;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
+    issues.push({ path: 'size', message: `must be a whole number >= 1, got ${String(size)}` });
+  }
+  if (
+    maxWarmAgeMs !== undefined &&
+    (typeof maxWarmAgeMs !== 'number' || !Number.isFinite(maxWarmAgeMs) || maxWarmAgeMs <= 0)
+  ) {
+    issues.push({
+      path: 'maxWarmAgeMs',
+      message: `must be a finite number of ms > 0, got ${String(maxWarmAgeMs)}`,
+    });
+  }
+  if (issues.length) throw new RequestValidationError(what, issues);
+  const idleMinutes =
+    typeof options.idleTimeoutMinutes === 'number' && options.idleTimeoutMinutes > 0
+      ? options.idleTimeoutMinutes
+      : 10;
+  return { size, maxWarmAgeMs: maxWarmAgeMs ?? (idleMinutes * 60_000) / 2 };
+}
+
+/** What `createSessionPool()` returns. */
+export interface RemoteSessionPool<B> {
+  /** A browser on a warm session (or a normal launch when none is warm); close() it as usual. */
+  launch(): Promise<B>;
+  /** Ends every warm session and stops refilling; browsers already handed out are the caller's. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+  readonly stats: SessionPoolStats;
+}
+
+export class SessionPool<B> implements RemoteSessionPool<B> {
+  readonly #driver: PoolDriver<B>;
+  readonly #size: number;
+  readonly #maxWarmAgeMs: number;
+  readonly #now: () => number;
+  readonly #warm: Warm<B>[] = [];
+  #closed: Promise<void> | undefined;
+  #backoffUntil = 0;
+  #backoffTimer: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #stats = { created: 0, handedOut: 0, discarded: 0 };
+
+  constructor(
+    driver: PoolDriver<B>,
+    options: { size: number; maxWarmAgeMs: number; now?: () => number },
+  ) {
+    this.#driver = driver;
+    this.#size = options.size;
+    this.#maxWarmAgeMs = options.maxWarmAgeMs;
+    this.#now = options.now ?? Date.now;
+    this.#fill();
+  }
+
+  get stats(): SessionPoolStats {
+    return { ...this.#stats, warm: this.#warm.length };
+  }
+
+  /**
+   * A browser on a warm session when one is ready or warming, else a normal launch. The
+   * browser's `close()` deletes its session as always; the pool refills in the background.
+   */
+  async launch(): Promise<B> {
+    if (this.#closed) throw new Error('SessionPool: launch() after close()');
+    for (let next = this.#warm.shift(); next; next = this.#warm.shift()) {
+      this.#fill();
+      const browser = await next.ready;
+      if (browser === undefined) continue;
+      if (this.#closed) {
+        await this.#discard(browser, 'pool closed');
+        break;
+      }
+      if (this.#now() - next.startedAt > this.#maxWarmAgeMs || !this.#driver.isAlive(browser)) {
+        this.#discard(browser, 'too old or no longer connected');
+        continue;
+      }
+      return this.#handOut(browser);
+    }
+    if (this.#closed) throw new Error('SessionPool: closed while launch() was waiting');
+    const browser = await this.#driver.launch(true);
+    this.#stats.created++;
+    this.#fill();
+    return this.#handOut(browser);
+  }
+
+  /** Ends every warm session (exactly once each) and stops refilling. Idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      clearTimeout(this.#backoffTimer);
+      const warm = this.#warm.splice(0);
+      await Promise.all(
+        warm.map(async (entry) => {
+          const browser = await entry.ready;
+          if (browser !== undefined) await this.#discard(browser, 'pool closed');
+        }),
+      );
+    })();
+    return this.#closed;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #handOut(browser: B): B {
+    this.#stats.handedOut++;
+    // One of our own sessions ending frees a slot: a refill that backed off on a 429 may go.
+    this.#driver.onGone(browser, () => this.#wake());
+    return browser;
+  }
+
+  #discard(browser: B, why: string): Promise<void> {
+    this.#stats.discarded++;
+    debug(`ending a warm session: ${why}`);
+    return this.#driver
+      .close(browser)
+      .catch((error: unknown) =>
+        debug(`ending a warm session failed: ${(error as Error).message}`),
+      );
+  }
+
+  #wake(): void {
+    if (this.#closed || this.#backoffUntil === 0) return;
+    this.#backoffUntil = 0;
+    clearTimeout(this.#backoffTimer);
+    this.#fill();
+  }
+
+  #backOff(ms: number): void {
+    this.#backoffUntil = this.#now() + ms;
+    clearTimeout(this.#backoffTimer);
+    this.#backoffTimer = setTimeout(() => this.#wake(), ms);
+    // A pool waiting to refill must never keep the process alive.
+    this.#backoffTimer.unref();
+  }
+
+  #fill(): void {
+    while (!this.#closed && this.#warm.length < this.#size && this.#now() >= this.#backoffUntil) {
+      const entry: Warm<B> = { startedAt: this.#now(), ready: Promise.resolve(undefined) };
+      entry.ready = this.#warmOne(entry);
+      this.#warm.push(entry);
+    }
+  }
+
+  async #warmOne(entry: Warm<B>): Promise<B | undefined> {
+    try {
+      const browser = await this.#driver.launch(false);
+      this.#stats.created++;
+      this.#failures = 0;
+      if (this.#closed) {
+        // close() already took the list: this one was never handed out, end it here.
+        await this.#discard(browser, 'pool closed while it was warming');
+        return undefined;
+      }
+      entry.browser = browser;
+      return browser;
+    } catch (error) {
+      this.#remove(entry);
+      if (isRateLimitError(error) || isRateLimitError((error as Error).cause)) {
+        const limit = (isRateLimitError(error) ? error : (error as Error).cause) as {
+          retryAfterMs?: number;
+        };
+        debug('warming paused: the account is at its session limit');
+        this.#backOff(limit.retryAfterMs ?? RETRY_FALLBACK_MS);
+      } else {
+        this.#failures++;
+        debug(`warming failed: ${(error as Error).message}`);
+        this.#backOff(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(this.#failures, 5)));
+      }
+      return undefined;
+    }
+  }
+
+  #remove(entry: Warm<B>): void {
+    const index = this.#warm.indexOf(entry);
+    if (index >= 0) this.#warm.splice(index, 1);
+  }
+}
+
+/** How an adapter's browsers look to a pool. */
+export interface PooledBrowser<B> {
+  close(browser: B): Promise<void>;
+  isAlive(browser: B): boolean;
+  onGone(browser: B, listener: () => void): void;
+}
+
+/**
+ * An adapter's `createSessionPool()`: splits the pool's own options from the launch options,
+ * checks them before anything is launched, and launches refills without waiting for a slot.
+ */
+export function createPool<B, O extends { idleTimeoutMinutes?: number | undefined }>(
+  options: O & SessionPoolOptions,
+  launch: (options: O & { waitForSlot: boolean }) => Promise<B>,
+  browsers: PooledBrowser<B>,
+): RemoteSessionPool<B> {
+  const { size, maxWarmAgeMs, ...rest } = options;
+  const launchOptions = rest as unknown as O;
+  const checked = checkPoolOptions('createSessionPool', {
+    size,
+    maxWarmAgeMs,
+    idleTimeoutMinutes: launchOptions.idleTimeoutMinutes,
+  });
+  return new SessionPool<B>(
+    { ...browsers, launch: (waitForSlot) => launch({ ...launchOptions, waitForSlot }) },
+    checked,
+  );
+}

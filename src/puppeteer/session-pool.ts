@@ -1,0 +1,25 @@
+import type { Browser } from 'puppeteer-core';
+import {
+  createPool,
+  type RemoteSessionPool,
+  type SessionPoolOptions,
+} from '../launch/session-pool.js';
+import { launchRemote, type PuppeteerRemoteOptions } from './launch-remote.js';
+
+export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, SessionPoolOptions {}
+
+/**
+ * Keeps `size` sessions launched and connected, so `await pool.launch()` returns a native
+ * Puppeteer `Browser` at once and the pool refills in the background. `browser.close()`
+ * deletes its session as always; `await pool.close()` (or `await using pool = ...`) ends every
+ * warm one. For crawlers that open one browser per job.
+ */
+export function createSessionPool(
+  options: PuppeteerSessionPoolOptions = {},
+): RemoteSessionPool<Browser> {
+  return createPool<Browser, PuppeteerRemoteOptions>(options, launchRemote, {
+    close: (browser) => browser.close(),
+    isAlive: (browser) => browser.connected,
+    onGone: (browser, listener) => void browser.once('disconnected', listener),
+  });
+}

@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimitError, RequestValidationError } from '../../src/http/errors.js';
+import { checkPoolOptions, type PoolDriver, SessionPool } from '../../src/launch/session-pool.js';
+
+interface FakeBrowser {
+  id: number;
+  alive: boolean;
+  closes: number;
+  gone: (() => void)[];
+}
+
+/** A driver whose launches finish only when the test says so, with a record of every call. */
+function fakeDriver() {
+  const pending: {
+    waitForSlot: boolean;
+    resolve: (b: FakeBrowser) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
+  const launched: FakeBrowser[] = [];
+  let next = 0;
+  const driver: PoolDriver<FakeBrowser> = {
+    launch: (waitForSlot) =>
+      new Promise<FakeBrowser>((resolve, reject) => pending.push({ waitForSlot, resolve, reject })),
+    close: async (b) => {
+      b.closes++;
+      b.alive = false;
+      for (const l of b.gone.splice(0)) l();
+    },
+    isAlive: (b) => b.alive,
+    onGone: (b, l) => void b.gone.push(l),
+  };
+  const finish = (index = 0) => {
+    const call = pending.splice(index, 1)[0];
+    if (!call) throw new Error('no launch pending');
+    const browser: FakeBrowser = { id: next++, alive: true, closes: 0, gone: [] };
+    launched.push(browser);
+    call.resolve(browser);
+    return browser;
+  };
+  const fail = (error: unknown, index = 0) => {
+    const call = pending.splice(index, 1)[0];
+    if (!call) throw new Error('no launch pending');
+    call.reject(error);
+  };
+  return { driver, pending, launched, finish, fail };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+const rateLimited = () =>
+  new RateLimitError({
+    status: 429,
+    method: 'POST',
+    path: '/sessions',
+    body: { error: 'limit', limit_type: 'sessions', limit: 1, current_usage: 1 },
+    retryAfterMs: 60_000,
+  } as never);
+
+describe('SessionPool', () => {
+  it('warms `size` sessions at once, without waiting for a slot', () => {
+    const fake = fakeDriver();
+    new SessionPool(fake.driver, { size: 2, maxWarmAgeMs: 60_000 });
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([false, false]);
+  });
+
+  it('hands out a warm session and starts its replacement in the background', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const warm = fake.finish();
+    await tick();
+    const taken = await pool.launch();
+    expect(taken).toBe(warm);
+    expect(fake.pending).toHaveLength(1);
+    expect(fake.pending[0]?.waitForSlot).toBe(false);
+    expect(pool.stats).toMatchObject({ created: 1, handedOut: 1, warm: 1 });
+  });
+
+  it('waits for a session still warming rather than launching another', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const taking = pool.launch();
+    // One warming (taken) and its replacement: no on-demand launch with waitForSlot true.
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([false, false]);
+    const warm = fake.finish(0);
+    expect(await taking).toBe(warm);
+  });
+
+  it('on a 429 stops warming, launches on demand with a slot wait, and resumes when its own session ends', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    fake.fail(rateLimited());
+    await tick();
+    expect(fake.pending).toHaveLength(0);
+    expect(pool.stats.warm).toBe(0);
+
+    const taking = pool.launch();
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([true]);
+    const browser = fake.finish();
+    expect(await taking).toBe(browser);
+    // Still backing off: nothing warms while the account is full.
+    expect(fake.pending).toHaveLength(0);
+
+    await fake.driver.close(browser);
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([false]);
+    // close() waits for the warming launch (a create is never cut off) and then ends it.
+    const closing = pool.close();
+    const late = fake.finish();
+    await closing;
+    expect(late.closes).toBe(1);
+  });
+
+  it('ends and replaces a warm session older than maxWarmAgeMs instead of handing it out', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 1000, now: () => now });
+    const old = fake.finish();
+    await tick();
+    now = 5000;
+    const taking = pool.launch();
+    await tick();
+    expect(old.closes).toBe(1);
+    const fresh = fake.finish();
+    expect(await taking).toBe(fresh);
+    expect(pool.stats.discarded).toBe(1);
+  });
+
+  it('skips a warm session whose browser disconnected', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const dead = fake.finish();
+    dead.alive = false;
+    await tick();
+    const taking = pool.launch();
+    await tick();
+    const fresh = fake.finish();
+    expect(await taking).toBe(fresh);
+  });
+
+  it('close() ends every warm session exactly once, including one still warming, and is idempotent', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 2, maxWarmAgeMs: 60_000 });
+    const ready = fake.finish();
+    await tick();
+    const closing = Promise.all([pool.close(), pool.close()]);
+    const late = fake.finish();
+    await closing;
+    await tick();
+    expect(ready.closes).toBe(1);
+    expect(late.closes).toBe(1);
+    expect(fake.pending).toHaveLength(0);
+    await expect(pool.launch()).rejects.toThrow(/after close/);
+  });
+
+  it('never has more than `size` sessions warm or warming', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 3, maxWarmAgeMs: 60_000 });
+    for (let i = 0; i < 5; i++) {
+      fake.finish();
+      await tick();
+      await pool.launch();
+      expect(pool.stats.warm).toBeLessThanOrEqual(3);
+      expect(fake.pending.length).toBeLessThanOrEqual(3);
+    }
+    const closing = pool.close();
+    while (fake.pending.length) fake.finish();
+    await closing;
+    expect(fake.launched.filter((b) => b.closes === 0)).toHaveLength(5);
+  });
+});
+
+describe('checkPoolOptions', () => {
+  it.each([
+    [{ size: 0 }, 'size'],
+    [{ size: 1.5 }, 'size'],
+    [{ size: '2' }, 'size'],
+    [{ maxWarmAgeMs: -1 }, 'maxWarmAgeMs'],
+    [{ maxWarmAgeMs: Number.NaN }, 'maxWarmAgeMs'],
+  ])('rejects %o naming %s', (options, field) => {
+    let error: unknown;
+    try {
+      checkPoolOptions('createSessionPool', options as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).field).toBe(field);
+  });
+
+  it('defaults to one warm session, replaced at half the idle timeout', () => {
+    expect(checkPoolOptions('x', {})).toEqual({ size: 1, maxWarmAgeMs: 300_000 });
+    expect(checkPoolOptions('x', { idleTimeoutMinutes: 2 })).toEqual({
+      size: 1,
+      maxWarmAgeMs: 60_000,
+    });
+  });
+});
