@@ -1,4 +1,19 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+
+type Plugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * The CLI loads the emulator lazily from the `remote-browser/emulator` entry beside it instead of
+ * bundling a second copy of it.
+ */
+const emulatorFromItsEntry: Plugin = {
+  name: 'emulator-from-its-entry',
+  setup(build) {
+    build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) =>
+      args.importer.includes('/src/cli/') ? { path: './emulator.js', external: true } : undefined,
+    );
+  },
+};
 
 export default defineConfig([
   {
@@ -26,6 +41,9 @@ export default defineConfig([
     // The watchdog runs as its own process: a standalone file beside the entries.
     entry: { cli: 'src/cli/bin.ts', watchdog: 'src/launch/watchdog-child.ts' },
     format: ['esm'],
+    // Chunks, so `remote-browser --help` loads the parser and not every command's clients.
+    splitting: true,
+    esbuildPlugins: [emulatorFromItsEntry],
     sourcemap: true,
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },

@@ -5,6 +5,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // main() reports every failure itself; this is a bug in the CLI, still one line.
     process.stderr.write(
       `remote-browser: ${error instanceof Error ? error.message : String(error)}\n`,
     );

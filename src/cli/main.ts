@@ -1,121 +1,151 @@
 /**
- * `remote-browser <command>`: dispatches to one file per command. Every line printed goes
- * through redact(); failures exit non-zero with a one-line reason.
+ * `remote-browser <command>`: commander parses (subcommand help, `help <cmd>`, unknown flags,
+ * extra arguments, "did you mean"); one file per command registers itself and loads its heavy
+ * parts (clients, zod schemas, the emulator) only when it runs. Exit codes: 0 ok, 1 failure,
+ * 2 wrong invocation.
  */
-import { parseArgs } from 'node:util';
-import { redact } from '../http/redact.js';
+import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
-import { type CliIo, type Command, type ParsedArgs, UsageError } from './command.js';
-import { emulatorCommand } from './commands/emulator.js';
-import { profilesCommand } from './commands/profiles.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { validateCommand } from './commands/validate.js';
+import * as account from './commands/account.js';
+import * as doctor from './commands/doctor.js';
+import * as emulator from './commands/emulator.js';
+import * as locations from './commands/locations.js';
+import * as pageActions from './commands/page-actions.js';
+import * as profiles from './commands/profiles.js';
+import * as recordings from './commands/recordings.js';
+import * as run from './commands/run.js';
+import * as sessions from './commands/sessions.js';
+import * as validate from './commands/validate.js';
+import * as webhooks from './commands/webhooks.js';
+import { describeError } from './errors.js';
+import { type CliIo, processIo } from './io.js';
+import type { Runtime } from './kit.js';
+import { Output } from './output.js';
+import { colorEnabled, painter } from './style.js';
 
-export const commands: Command[] = [
-  emulatorCommand,
-  sessionsCommand,
-  profilesCommand,
-  validateCommand,
-];
+export type { CliIo } from './io.js';
 
-export function processIo(): CliIo {
-  return {
-    stdout: (text) => process.stdout.write(`${redact(text)}\n`),
-    stderr: (text) => process.stderr.write(`${redact(text)}\n`),
-    isTTY: Boolean(process.stdout.isTTY),
-    env: process.env,
-  };
-}
+const ENV_HELP = `
+Configuration (environment):
+  REMOTE_BROWSER_URL             browser service origin
+  REMOTE_BROWSER_TOKEN           browser service token (dashboard, browser page; valid 7 days)
+  REMOTE_BROWSER_PROXY_PASSWORD  proxy password (needed to create sessions)
+  REMOTE_BROWSER_ACCOUNT_URL     account service origin
+  REMOTE_BROWSER_API_KEY         account API key (dashboard, Profile section)
 
-function help(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
-  return [
-    `remote-browser ${VERSION}: remote, proxied Chromium sessions that feel local`,
-    '',
-    'Usage: remote-browser <command> [flags]',
-    '',
-    'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    '',
-    'Run `remote-browser <command> --help` for its flags. Configuration: REMOTE_BROWSER_URL,',
-    'REMOTE_BROWSER_TOKEN, REMOTE_BROWSER_PROXY_PASSWORD, REMOTE_BROWSER_ACCOUNT_URL, REMOTE_BROWSER_API_KEY.',
-  ].join('\n');
-}
+Exit codes: 0 ok, 1 failure, 2 wrong invocation. NO_COLOR / FORCE_COLOR are honoured.`;
 
-export function commandHelp(command: Command): string {
-  const flags = Object.entries(command.flags).map(([name, spec]) => {
-    const short = spec.short ? `-${spec.short}, ` : '    ';
-    const value = spec.type === 'string' ? ' <value>' : '';
-    const def = spec.default !== undefined ? ` (default: ${spec.default})` : '';
-    return `  ${short}--${name}${value}\n        ${spec.description}${def}`;
-  });
-  return [
-    command.summary,
-    '',
-    `Usage: ${command.usage}`,
-    '',
-    'Flags:',
-    ...flags,
-    '  -h, --help\n        Show this help',
-  ].join('\n');
-}
-
-function parse(command: Command, argv: string[]): ParsedArgs & { help: boolean } {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
-    help: { type: 'boolean', short: 'h' },
-  };
-  for (const [name, spec] of Object.entries(command.flags)) {
-    options[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}) };
+function program(rt: Runtime): Command {
+  const { io } = rt;
+  const paint = painter(colorEnabled(io.isTTY, io.env));
+  const strip = (text: string) => text.replace(/\n$/, '');
+  const root = new Command('remote-browser')
+    .description('Remote, proxied Chromium sessions that feel local; both services from the shell')
+    .version(VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => io.stdout(strip(text)),
+      writeErr: (text) => io.stderr(strip(text)),
+      // Errors are printed by main(), one line with a hint (or JSON).
+      outputError: () => {},
+      getOutHelpWidth: () => (io.isTTY ? Math.min(io.columns ?? 100, 100) : 100),
+      getErrHelpWidth: () => 100,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
+    .configureHelp({
+      sortSubcommands: false,
+      styleTitle: (text) => paint.bold(text),
+      styleCommandText: (text) => paint.cyan(text),
+    })
+    .addHelpText('after', ENV_HELP);
+  for (const register of [
+    emulator.register,
+    doctor.register,
+    sessions.register,
+    recordings.register,
+    profiles.register,
+    locations.register,
+    validate.register,
+    pageActions.register,
+    run.register,
+    account.register,
+    webhooks.register,
+  ]) {
+    register(root, rt);
   }
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options,
-      allowPositionals: true,
-      strict: true,
-    });
-    const flags: ParsedArgs['flags'] = {};
-    for (const [name, spec] of Object.entries(command.flags)) {
-      flags[name] = (values[name] as string | boolean | undefined) ?? spec.default;
-    }
-    return { flags, positionals, help: Boolean(values.help) };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return root;
 }
 
 /** Runs the CLI; resolves with the exit code (0 success, 1 failure, 2 usage). */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(help());
-    return name ? 0 : 2;
-  }
-  if (name === '--version' || name === '-v') {
-    io.stdout(VERSION);
-    return 0;
-  }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
-    io.stderr(
-      `remote-browser: unknown command "${name}". Run \`remote-browser --help\` for the list.`,
-    );
+  const rt: Runtime = {
+    io,
+    code: 0,
+    mode: { json: argv.includes('--json'), showSecrets: argv.includes('--show-secrets') },
+  };
+  const root = program(rt);
+  if (argv.length === 0) {
+    root.outputHelp({ error: true });
     return 2;
   }
   try {
-    const args = parse(command, rest);
-    if (args.help) {
-      io.stdout(commandHelp(command));
-      return 0;
-    }
-    return await command.run(args, io);
+    await root.parseAsync(argv, { from: 'user' });
+    return rt.code;
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`remote-browser ${command.name}: ${error.message}\nUsage: ${command.usage}`);
-      return 2;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`remote-browser ${command.name}: ${redact(message.split('\n')[0] ?? message)}`);
-    return 1;
+    if (error instanceof CommanderError) return commanderExit(error, rt, root, argv);
+    const failure = describeError(error);
+    if (failure.code === 'usage' && !failure.hint) failure.hint = helpHint(root, argv);
+    return report(rt, failure);
   }
+}
+
+function commanderExit(error: CommanderError, rt: Runtime, root: Command, argv: string[]): number {
+  if (
+    error.code === 'commander.helpDisplayed' ||
+    error.code === 'commander.version' ||
+    error.exitCode === 0
+  ) {
+    return 0;
+  }
+  // A command group without its subcommand: commander printed the group's help on stderr.
+  if (error.code === 'commander.help') return 2;
+  const [first, ...rest] = error.message.replace(/^error: /, '').split('\n');
+  const suggestion = rest.join(' ').trim();
+  return report(rt, {
+    code: 'usage',
+    message: `${first}${suggestion ? ` ${suggestion.replace(/^\(Did/, '(did')}` : ''}`,
+    hint: helpHint(root, argv),
+    exitCode: 2,
+  });
+}
+
+/** `see \`remote-browser sessions --help\`` for the command that was meant, if it exists. */
+function helpHint(root: Command, argv: string[]): string {
+  const known = root.commands.find((c) => c.name() === argv[0]);
+  return `see \`remote-browser ${known ? `${known.name()} ` : ''}--help\``;
+}
+
+function report(rt: Runtime, failure: ReturnType<typeof describeError>): number {
+  // Errors are redacted even under --show-secrets: they end up in CI logs.
+  const out = new Output(rt.io, { json: rt.mode.json, showSecrets: false });
+  if (rt.mode.json) {
+    out.json({
+      error: {
+        code: failure.code,
+        message: failure.message,
+        ...(failure.hint ? { hint: failure.hint } : {}),
+        ...(failure.status ? { status: failure.status } : {}),
+      },
+    });
+  } else {
+    const p = out.errPaint;
+    out.note(
+      `${p.red('error:')} ${failure.message}${failure.hint ? ` ${p.dim(`(hint: ${failure.hint})`)}` : ''}`,
+    );
+  }
+  return failure.exitCode;
 }

@@ -15,7 +15,7 @@ export type {
   ProfileSpec,
   RemoteSessionOptions,
 } from './options.js';
-export { clearPreflightCache, preflight, preflightKey } from './preflight.js';
+export { checkTargeting, clearPreflightCache, preflight, preflightKey } from './preflight.js';
 export { type EnsureProfileOptions, ensureProfile } from './profiles.js';
 export { type ReapOptions, type ReapResult, reapSessions } from './reap.js';
 export type { RecordingDownload } from './recordings.js';

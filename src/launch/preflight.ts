@@ -4,7 +4,7 @@
  * service origin and config for the life of the process; a failed call is not cached.
  */
 import { createHash } from 'node:crypto';
-import type { BrowserApi } from '../browser-api/index.js';
+import type { BrowserApi, ValidationResult } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
 import { PreflightError, type PreflightIssue } from './errors.js';
 import { toValidateParams, type WireSessionFields } from './to-wire.js';
@@ -41,12 +41,25 @@ export async function preflight(
   const key = `${api.origin} ${preflightKey(wire, mode)}`;
   let pending = cache.get(key);
   if (!pending) {
-    pending = check(api, wire, params, mode, call);
+    pending = check(api, wire, params, mode, call).then((checked) => checked.issues);
     cache.set(key, pending);
     pending.catch(() => cache.delete(key));
   }
   const issues = await pending;
   if (issues.length > 0) throw new PreflightError(what, issues);
+}
+
+/**
+ * The check `preflight()` runs, uncached and without throwing: the service's result (with its
+ * proxy username preview) and the issues a launch would fail with. For the CLI's `validate`.
+ */
+export function checkTargeting(
+  api: BrowserApi,
+  wire: WireSessionFields,
+  mode: true | 'strict',
+  call: CallOptions = {},
+): Promise<{ result: ValidationResult; issues: PreflightIssue[] }> {
+  return check(api, wire, toValidateParams(wire), mode, call);
 }
 
 async function check(
@@ -55,7 +68,7 @@ async function check(
   params: Record<string, string>,
   mode: true | 'strict',
   call: CallOptions,
-): Promise<PreflightIssue[]> {
+): Promise<{ result: ValidationResult; issues: PreflightIssue[] }> {
   const result = await api.configurations.validate(params, call);
   const issues: PreflightIssue[] = (result.issues ?? []).map((i) => ({
     code: i.code,
@@ -78,7 +91,7 @@ async function check(
   }
   if (issues.length === 0 && mode === 'strict')
     issues.push(...(await checkLocations(api, wire, call)));
-  return issues;
+  return { result, issues };
 }
 
 async function contains(

@@ -1,0 +1,97 @@
+/**
+ * Everything a command prints goes through here: redacted (unless `--show-secrets`), JSON for
+ * `--json`, aligned coloured tables on a terminal and tab-separated lines through a pipe.
+ */
+import { redact } from '../http/redact.js';
+import type { CliIo } from './io.js';
+import { colorEnabled, type Paint, painter, stripAnsi } from './style.js';
+
+export interface OutputMode {
+  /** `--json`: one JSON document on stdout, errors included. */
+  json: boolean;
+  /** `--show-secrets`: print tokens, passwords and cdp_url access tokens as they are. */
+  showSecrets: boolean;
+}
+
+export class Output {
+  readonly io: CliIo;
+  readonly mode: OutputMode;
+  /** Colours for stdout. */
+  readonly paint: Paint;
+  /** Colours for stderr. */
+  readonly errPaint: Paint;
+
+  constructor(io: CliIo, mode: Partial<OutputMode> = {}) {
+    this.io = io;
+    this.mode = { json: mode.json ?? false, showSecrets: mode.showSecrets ?? false };
+    this.paint = painter(colorEnabled(io.isTTY, io.env));
+    this.errPaint = painter(colorEnabled(io.stderrIsTTY ?? io.isTTY, io.env));
+  }
+
+  get interactive(): boolean {
+    return (this.io.stderrIsTTY ?? this.io.isTTY) && this.io.stderrWrite !== undefined;
+  }
+
+  clean(text: string): string {
+    return this.mode.showSecrets ? text : redact(text);
+  }
+
+  /** One line of human output on stdout. */
+  line(text: string): void {
+    this.io.stdout(this.clean(text));
+  }
+
+  /** A line that is printed as is: only for credentials the user asked to see (the emulator's own). */
+  unredacted(text: string): void {
+    this.io.stdout(text);
+  }
+
+  /** A note for humans on stderr (keeps stdout clean for pipes). */
+  note(text: string): void {
+    this.io.stderr(this.clean(text));
+  }
+
+  json(value: unknown): void {
+    this.io.stdout(this.clean(JSON.stringify(value, null, 2)));
+  }
+
+  /** `--json` prints `value`; otherwise `human()` prints what people read. */
+  result(value: unknown, human: () => void): void {
+    if (this.mode.json) this.json(value);
+    else human();
+  }
+
+  table(rows: Record<string, unknown>[], columns: string[]): void {
+    if (rows.length === 0) {
+      this.line(this.io.isTTY ? this.paint.dim('(none)') : '');
+      return;
+    }
+    const cells = rows.map((row) => columns.map((c) => cell(row[c])));
+    if (!this.io.isTTY) {
+      for (const values of [columns, ...cells]) this.line(values.join('\t'));
+      return;
+    }
+    const widths = columns.map((c, i) =>
+      Math.max(c.length, ...cells.map((r) => stripAnsi(r[i] as string).length)),
+    );
+    const pad = (v: string, i: number) =>
+      v + ' '.repeat(Math.max(0, (widths[i] as number) - stripAnsi(v).length));
+    this.line(this.paint.bold(columns.map(pad).join('  ').trimEnd()));
+    for (const values of cells) this.line(values.map(pad).join('  ').trimEnd());
+  }
+
+  /** `key: value` lines for one object. */
+  fields(entries: [string, unknown][]): void {
+    const width = Math.max(...entries.map(([k]) => k.length));
+    for (const [key, value] of entries) {
+      if (value === undefined) continue;
+      this.line(`${this.paint.dim(`${key}:`.padEnd(width + 1))} ${cell(value)}`);
+    }
+  }
+}
+
+export function cell(value: unknown): string {
+  if (value === undefined || value === null || value === '') return '-';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
