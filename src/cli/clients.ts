@@ -48,9 +48,6 @@ export async function browserApi(
     baseUrl: io.env.REMOTE_BROWSER_URL,
     token: io.env.REMOTE_BROWSER_TOKEN,
     proxyPassword: io.env.REMOTE_BROWSER_PROXY_PASSWORD,
-    // A person is waiting: fail in seconds, not after a minute of retries.
-    timeout: 30_000,
-    retry: { retries: 1 },
   });
 }
 
@@ -60,8 +57,6 @@ export async function accountApi(io: CliIo): Promise<AccountApi> {
   return new AccountApi({
     baseUrl: io.env.REMOTE_BROWSER_ACCOUNT_URL,
     apiKey: io.env.REMOTE_BROWSER_API_KEY,
-    timeout: 30_000,
-    retry: { retries: 1 },
   });
 }
 

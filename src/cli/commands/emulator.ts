@@ -11,9 +11,6 @@ import { usageError } from '../errors.js';
 import { act, integer, type Options, type Runtime } from '../kit.js';
 import type { Output } from '../output.js';
 
-/** Until the emulator's network model lands on main these are passed through untyped. */
-type WithNetwork = EmulatorOptions & { network?: { rttMs: number }; sessionStartMs?: number };
-
 const LIMIT_KEYS: Record<string, string> = {
   sessions: 'concurrentSessions',
   profiles: 'profiles',
@@ -94,8 +91,8 @@ export function register(program: Command, rt: Runtime): void {
     );
 }
 
-function optionsOf(opts: Options): WithNetwork {
-  const options: WithNetwork = { port: opts.port as number, host: opts.host as string };
+function optionsOf(opts: Options): EmulatorOptions {
+  const options: EmulatorOptions = { port: opts.port as number, host: opts.host as string };
   if (opts.rtt) options.network = { rttMs: opts.rtt as number };
   if (opts.sessionStart) options.sessionStartMs = opts.sessionStart as number;
   if (typeof opts.chromium === 'string') options.chromiumPath = opts.chromium;
