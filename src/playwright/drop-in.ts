@@ -1,108 +1,50 @@
 /**
  * A drop-in `chromium`: `import { chromium } from 'remote-browser/playwright'` instead of
- * 'playwright-core', and `launch()` / `launchPersistentContext()` run on remote sessions.
- * Options that only make sense for a local binary are a clear error, never silently dropped;
- * the few that are harmless are documented no-ops.
+ * 'playwright-core', and `launch()` / `launchPersistentContext()` run on remote sessions. They
+ * take every option the local calls take, because frameworks (Crawlee) pass local options on
+ * every launch: what has a remote equivalent is mapped, the rest is ignored with one warning per
+ * process (`remote: { strict: true }` makes it an error). The table is in launch-options.ts.
  */
-import type { Browser, BrowserContext, BrowserType, LaunchOptions } from 'playwright-core';
+import type {
+  Browser,
+  BrowserContext,
+  BrowserContextOptions,
+  BrowserType,
+  LaunchOptions,
+} from 'playwright-core';
+import {
+  type DropInRemoteOptions,
+  mapUserDataDir,
+  settleIgnored,
+  WHY,
+} from '../launch/drop-in-options.js';
 import { LaunchError } from '../launch/errors.js';
+import { applyContextOptions } from './context-options.js';
+import { sortLaunchOptions } from './launch-options.js';
 import { launchRemote, type PlaywrightRemoteOptions } from './launch-remote.js';
 import { loadChromium } from './load.js';
 
-/** Local-binary options that cannot apply to a remote browser: an error names them. */
-const UNSUPPORTED = [
-  'executablePath',
-  'channel',
-  'args',
-  'ignoreDefaultArgs',
-  'chromiumSandbox',
-  'devtools',
-  'env',
-  'proxy',
-  'firefoxUserPrefs',
-];
-/**
- * Harmless no-ops: `headless` (there is no local window; watch with the live view),
- * `handleSIGINT/SIGTERM/SIGHUP` (no local process: use `installExitHooks()`), `downloadsPath`,
- * `tracesDir`, `artifactsDir` (Playwright keeps artifacts on this side anyway), `logger`.
- */
-const NO_OPS = [
-  'headless',
-  'handleSIGINT',
-  'handleSIGTERM',
-  'handleSIGHUP',
-  'downloadsPath',
-  'tracesDir',
-  'artifactsDir',
-  'logger',
-];
-
 export type RemoteLaunchOptions = LaunchOptions & {
-  /** Where and how the remote session runs (targeting, profile, preflight, recording...). */
-  remote?: PlaywrightRemoteOptions;
+  /**
+   * Where and how the remote session runs (targeting, profile, preflight, recording...), plus
+   * the drop-in's own `strict` and `userDataDir`. Default: `{}`.
+   */
+  remote?: PlaywrightRemoteOptions & DropInRemoteOptions;
 };
-
-function splitLaunchOptions(
-  options: Record<string, unknown>,
-  what: string,
-): PlaywrightRemoteOptions {
-  const { remote, timeout, slowMo, ...rest } = options as RemoteLaunchOptions &
-    Record<string, unknown>;
-  const bad = Object.keys(rest).filter((k) => UNSUPPORTED.includes(k) && rest[k] !== undefined);
-  if (bad.length) {
-    throw new LaunchError(
-      `${what}: ${bad.map((k) => `\`${k}\``).join(', ')} cannot apply to a remote browser (the service runs its own Chromium through your proxy). Remove ${bad.length > 1 ? 'them' : 'it'}; set targeting and proxy options under \`remote\`.`,
-    );
-  }
-  for (const key of NO_OPS) delete rest[key];
-  return {
-    ...(remote ?? {}),
-    ...(timeout !== undefined && remote?.timeout === undefined ? { timeout } : {}),
-    ...(slowMo !== undefined ? { slowMo } : {}),
-  };
-}
-
-/** Context options that can be applied to the remote default context after the fact. */
-async function applyContextOptions(
-  context: BrowserContext,
-  options: Record<string, unknown>,
-  what: string,
-): Promise<void> {
-  const { viewport, extraHTTPHeaders, geolocation, permissions, offline, ...rest } = options as {
-    viewport?: { width: number; height: number } | null;
-    extraHTTPHeaders?: Record<string, string>;
-    geolocation?: { latitude: number; longitude: number; accuracy?: number };
-    permissions?: string[];
-    offline?: boolean;
-  } & Record<string, unknown>;
-  const unsupported = Object.keys(rest).filter((k) => rest[k] !== undefined);
-  if (unsupported.length) {
-    throw new LaunchError(
-      `${what}: ${unsupported.map((k) => `\`${k}\``).join(', ')} cannot be applied to a remote profile's existing context. Use \`chromium.launch()\` and \`browser.newContext({...})\` for them (a new context does not carry the profile's cookies).`,
-    );
-  }
-  if (extraHTTPHeaders) await context.setExtraHTTPHeaders(extraHTTPHeaders);
-  if (geolocation) await context.setGeolocation(geolocation);
-  if (permissions) await context.grantPermissions(permissions);
-  if (offline !== undefined) await context.setOffline(offline);
-  if (viewport) {
-    for (const page of context.pages()) await page.setViewportSize(viewport);
-    context.on('page', (page) => void page.setViewportSize(viewport).catch(() => {}));
-  }
-}
 
 export interface RemoteChromium {
   name(): 'chromium';
   /** Creates a remote session and returns Playwright's native `Browser` on it. */
   launch(options?: RemoteLaunchOptions): Promise<Browser>;
   /**
-   * A `BrowserContext` backed by the saved profile `profileName` (created on first use with
-   * `store_cache`), so cookies and storage survive between runs. Closing the context deletes
-   * the session.
+   * A `BrowserContext` on a remote session: the session's own context with the context options
+   * applied. `userDataDir`: a bare name is a saved profile (created on first use with
+   * `store_cache`, so cookies survive between runs); `''` is a fresh session; a path is a fresh
+   * session unless `remote.userDataDir` is `'profile'`. Closing the context deletes the session.
    */
   launchPersistentContext(
-    profileName: string,
-    options?: RemoteLaunchOptions & Record<string, unknown>,
+    userDataDir: string,
+    options?: RemoteLaunchOptions & BrowserContextOptions,
   ): Promise<BrowserContext>;
   /** playwright-core's own `connect`, unchanged. */
   connect: BrowserType['connect'];
@@ -110,42 +52,64 @@ export interface RemoteChromium {
   connectOverCDP: BrowserType['connectOverCDP'];
 }
 
+async function launch(what: string, options: Record<string, unknown>): Promise<Browser> {
+  const sorted = sortLaunchOptions(what, options, false);
+  settleIgnored(what, sorted.ignored, sorted.dropIn.strict === true);
+  const browser = await launchRemote(sorted.remote);
+  guardNewContext(browser, what, sorted.dropIn.strict === true);
+  if (Object.keys(sorted.context).length) {
+    const context = browser.contexts()[0];
+    try {
+      if (context) await applyContextOptions(context, sorted.context, { emulate: true });
+    } catch (error) {
+      await browser.close();
+      throw error;
+    }
+  }
+  return browser;
+}
+
+/**
+ * A context's `proxy` would send its traffic around the session's proxy (and a loopback proxy
+ * of this machine is unreachable from the service): dropped with the same warning as at launch.
+ */
+function guardNewContext(browser: Browser, what: string, strict: boolean): void {
+  const newContext = browser.newContext;
+  browser.newContext = function guardedNewContext(this: Browser, contextOptions = {}) {
+    if (contextOptions.proxy === undefined) return newContext.call(browser, contextOptions);
+    settleIgnored(
+      `${what}: browser.newContext`,
+      [{ option: 'newContext.proxy', why: WHY.proxy }],
+      strict,
+    );
+    const { proxy: _proxy, ...rest } = contextOptions;
+    return newContext.call(browser, rest);
+  } as Browser['newContext'];
+}
+
 export const chromium: RemoteChromium = {
   name: () => 'chromium',
 
   launch(options = {}) {
     return Promise.resolve().then(() =>
-      launchRemote(splitLaunchOptions(options as Record<string, unknown>, 'chromium.launch')),
+      launch('chromium.launch', options as Record<string, unknown>),
     );
   },
 
-  async launchPersistentContext(profileName, options = {}) {
+  async launchPersistentContext(userDataDir, options = {}) {
     const what = 'chromium.launchPersistentContext';
-    if (typeof profileName !== 'string' || profileName.trim() === '' || profileName.includes('/')) {
-      throw new LaunchError(
-        `${what}: the first argument is the saved profile's name on the service (a user-data dir path cannot apply remotely)`,
-      );
-    }
-    const { remote, timeout, slowMo, ...rest } = options as RemoteLaunchOptions &
-      Record<string, unknown>;
-    const launchOnly: Record<string, unknown> = { remote, timeout, slowMo };
-    const contextOptions: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(rest)) {
-      if (UNSUPPORTED.includes(k) || NO_OPS.includes(k)) launchOnly[k] = v;
-      else contextOptions[k] = v;
-    }
-    const remoteOptions = splitLaunchOptions(launchOnly, what);
+    const sorted = sortLaunchOptions(what, options as Record<string, unknown>, true);
+    const dir = mapUserDataDir(userDataDir, sorted.dropIn.userDataDir);
+    const ignored = dir.kind === 'ignored' ? [...sorted.ignored, dir.ignored] : sorted.ignored;
+    settleIgnored(what, ignored, sorted.dropIn.strict === true);
     const browser = await launchRemote({
-      profile: { name: profileName, storeCache: true },
-      ...remoteOptions,
+      ...(dir.kind === 'profile' ? { profile: { name: dir.name, storeCache: true } } : {}),
+      ...sorted.remote,
     });
     const context = browser.contexts()[0];
-    if (!context) {
-      await browser.close();
-      throw new LaunchError(`${what}: the remote browser has no default context`);
-    }
     try {
-      await applyContextOptions(context, contextOptions, what);
+      if (!context) throw new LaunchError(`${what}: the remote browser has no default context`);
+      await applyContextOptions(context, sorted.context, { emulate: true });
     } catch (error) {
       await browser.close();
       throw error;

@@ -8,7 +8,6 @@ import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
 import {
-  chromium,
   connectRemote,
   LaunchError,
   launchRemote,
@@ -288,36 +287,5 @@ describe('launchRemote (Playwright)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
-});
-
-describe('chromium drop-in', () => {
-  it('chromium.launch() runs remotely and rejects local-binary options by name', async () => {
-    await freshAccount();
-    const err: any = await chromium
-      .launch({ executablePath: '/usr/bin/chromium', args: ['--x'], remote: { api } })
-      .catch((e) => e);
-    expect(err).toBeInstanceOf(LaunchError);
-    expect(err.message).toMatch(/`executablePath`, `args` cannot apply/);
-    expect(await running()).toBe(0);
-    const browser = await chromium.launch({ headless: true, remote: { api } });
-    expect(await running()).toBe(1);
-    await browser.close();
-    expect(await running()).toBe(0);
-  });
-
-  it('launchPersistentContext keeps cookies in a saved profile across runs', async () => {
-    await freshAccount();
-    const first = await chromium.launchPersistentContext('checkout', { remote: { api } });
-    await (first.pages()[0] ?? (await first.newPage())).goto(site.url('/'));
-    await first.close();
-    expect(await running()).toBe(0);
-    const second = await chromium.launchPersistentContext('checkout', { remote: { api } });
-    const page = second.pages()[0] ?? (await second.newPage());
-    await page.goto(site.url('/cookie'));
-    expect(await page.title()).toBe('cookie=visited=yes');
-    await second.close();
-    expect((await api.profiles.list()).filter((p) => p.name === 'checkout')).toHaveLength(1);
-    expect(await running()).toBe(0);
   });
 });

@@ -3,13 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
-import {
-  connectRemote,
-  LaunchError,
-  launchRemote,
-  puppeteer,
-  sessionOf,
-} from '../../src/puppeteer/index.js';
+import { connectRemote, LaunchError, launchRemote, sessionOf } from '../../src/puppeteer/index.js';
 import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
 
 let emu: EmulatorHandle;
@@ -177,20 +171,5 @@ describe('launchRemote (Puppeteer): creates and the session limit', () => {
     );
     expect(titles).toEqual(['Home', 'Home', 'Home', 'Home']);
     expect(await api.sessions.list({ status: 'running' })).toHaveLength(0);
-  });
-});
-
-describe('puppeteer drop-in', () => {
-  it('puppeteer.launch() runs remotely and names local-only options in its error', async () => {
-    await freshApi();
-    const err: any = await puppeteer
-      .launch({ userDataDir: '/tmp/x', remote: { api } })
-      .catch((e) => e);
-    expect(err).toBeInstanceOf(LaunchError);
-    expect(err.message).toMatch(/`userDataDir` cannot apply.*profile/);
-    const browser = await puppeteer.launch({ headless: true, remote: { api } });
-    expect(await running()).toBe(1);
-    await browser.close();
-    expect(await running()).toBe(0);
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * `chromium.launch()` / `launchPersistentContext()` options, sorted into what maps to the
+ * remote session and what is ignored (with the reason). Mapped:
+ * - `headless` → the service's `headless` (unless `remote.remoteHeadless` is set);
+ * - `timeout` → the launch timeout (create, slot wait and connect); `slowMo` → `connectOverCDP`;
+ * - `args`: `--window-size=W,H` → the viewport, `--lang` → locale emulation, `--user-agent` →
+ *   user-agent emulation, on the session's default context;
+ * - a persistent context's context options → applied to the session's existing context
+ *   (`playwright/context-options.ts`, with `userAgent`/`locale`/`timezoneId` emulated);
+ * - the persistent context's directory → a saved profile (a bare name always; a path when
+ *   `remote.userDataDir` is `'profile'`).
+ * Ignored with one warning per process (an error with `remote.strict`): `executablePath`,
+ * `channel` (a local-only choice: the session is the service's Chromium), `chromiumSandbox`,
+ * `env`, `ignoreDefaultArgs`, `firefoxUserPrefs`, `devtools`, other `args` switches (the service
+ * runs its own Chromium); `proxy` and `--proxy-server` (the session's own proxy is used);
+ * `handleSIGINT`/`SIGTERM`/`SIGHUP` (no local process); `downloadsPath`, `tracesDir`,
+ * `artifactsDir` (the remote browser keeps its own files); `logger`; unknown keys.
+ */
+import type { BrowserContextOptions } from 'playwright-core';
+import {
+  type DropInRemoteOptions,
+  type Ignored,
+  isLocalDefault,
+  mapArgs,
+  parseDropInRemote,
+  WHY,
+} from '../launch/drop-in-options.js';
+import { unappliedOptions } from './context-options.js';
+import type { PlaywrightRemoteOptions } from './launch-remote.js';
+
+const IGNORED: Record<string, string> = {
+  executablePath: WHY.localBinary,
+  channel: 'a local-only choice: the session runs the service’s Chromium',
+  chromiumSandbox: WHY.localBinary,
+  env: WHY.localBinary,
+  ignoreDefaultArgs: WHY.localBinary,
+  firefoxUserPrefs: WHY.localBinary,
+  devtools: WHY.localBinary,
+  proxy: WHY.proxy,
+  handleSIGINT: WHY.noProcess,
+  handleSIGTERM: WHY.noProcess,
+  handleSIGHUP: WHY.noProcess,
+  downloadsPath: WHY.localFiles,
+  tracesDir: WHY.localFiles,
+  artifactsDir: WHY.localFiles,
+  logger: 'the remote connection logs through DEBUG=remote-browser:*',
+};
+const MAPPED = new Set(['remote', 'headless', 'timeout', 'slowMo', 'args']);
+
+export interface SortedLaunch {
+  remote: PlaywrightRemoteOptions;
+  dropIn: DropInRemoteOptions;
+  /** Applied to the session's default context after connecting (empty: nothing to apply). */
+  context: BrowserContextOptions;
+  ignored: Ignored[];
+}
+
+/**
+ * Sorts the options of one call. `contextKeys`: for a persistent context, every key that is not
+ * a launch option is a context option.
+ */
+export function sortLaunchOptions(
+  what: string,
+  options: Record<string, unknown>,
+  persistent: boolean,
+): SortedLaunch {
+  const { remote: rawRemote, headless, timeout, slowMo, args } = options;
+  const dropIn = parseDropInRemote(what, rawRemote);
+  const {
+    strict: _strict,
+    userDataDir: _dir,
+    ...remote
+  } = (rawRemote ?? {}) as Record<string, unknown> & PlaywrightRemoteOptions;
+  const ignored: Ignored[] = [];
+  const context: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (MAPPED.has(key) || value === undefined) continue;
+    if (key in IGNORED) {
+      if (!isLocalDefault(key, value)) ignored.push({ option: key, why: IGNORED[key]! });
+    } else if (persistent) context[key] = value;
+    else ignored.push({ option: key, why: WHY.unknown });
+  }
+  const mapped = mapArgs(args);
+  ignored.push(...mapped.ignored);
+  if (mapped.windowSize && context.viewport === undefined) context.viewport = mapped.windowSize;
+  if (mapped.lang && context.locale === undefined) context.locale = mapped.lang;
+  if (mapped.userAgent && context.userAgent === undefined) context.userAgent = mapped.userAgent;
+  for (const key of unappliedOptions(context as BrowserContextOptions, { emulate: true })) {
+    ignored.push({
+      option: key,
+      why: "cannot be applied to the remote session's existing context (use chromium.launch() and browser.newContext() for it)",
+    });
+    delete context[key];
+  }
+  return {
+    remote: {
+      ...remote,
+      ...(typeof headless === 'boolean' && remote.remoteHeadless === undefined
+        ? { remoteHeadless: headless }
+        : {}),
+      ...(timeout !== undefined && remote.timeout === undefined
+        ? { timeout: timeout as number }
+        : {}),
+      ...(slowMo !== undefined && remote.slowMo === undefined ? { slowMo: slowMo as number } : {}),
+    },
+    dropIn,
+    context: context as BrowserContextOptions,
+    ignored,
+  };
+}

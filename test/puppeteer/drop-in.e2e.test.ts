@@ -1,0 +1,139 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { isRequestValidationError } from '../../src/http/errors.js';
+import { IGNORED_OPTION_CODE, resetIgnoredWarnings } from '../../src/launch/drop-in-options.js';
+import { clearPreflightCache } from '../../src/launch/preflight.js';
+import { LaunchError, puppeteer } from '../../src/puppeteer/index.js';
+import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+
+let emu: EmulatorHandle;
+let site: TestSite;
+let api: BrowserApi;
+let warnings: Error[] = [];
+const onWarning = (w: Error) => {
+  if ((w as { code?: string }).code === IGNORED_OPTION_CODE) warnings.push(w);
+};
+const running = async () => (await api.sessions.list({ status: 'running' })).length;
+const settled = () => new Promise((r) => setImmediate(r));
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  site = await startTestSite();
+  process.on('warning', onWarning);
+});
+afterAll(async () => {
+  process.off('warning', onWarning);
+  await eventually(
+    async () => (await emu.admin.state()).runningSessions === 0,
+    20_000,
+    'zero running sessions',
+  );
+  await site?.close();
+  await emu?.close();
+});
+beforeEach(async () => {
+  const account = await emu.admin.createAccount({});
+  api = new BrowserApi({
+    baseUrl: emu.url,
+    token: account.token,
+    proxyPassword: account.proxyPassword,
+  });
+  warnings = [];
+  resetIgnoredWarnings();
+});
+afterEach(async () => {
+  await api?.close();
+  clearPreflightCache();
+});
+
+/** What puppeteer-extra's stealth plugin and Crawlee's PuppeteerPlugin add to every launch. */
+const LOCAL_OPTIONS = {
+  headless: true,
+  args: ['--no-sandbox', '--window-size=700,500', '--lang=de-DE', '--user-agent=rb-pptr-agent'],
+  ignoreDefaultArgs: ['--enable-automation'],
+  userDataDir: '/tmp/puppeteer_dev_profile-abc',
+  executablePath: '/usr/bin/chromium',
+  channel: 'chrome' as const,
+  dumpio: false,
+};
+
+describe('puppeteer drop-in', () => {
+  it('launch() maps --window-size, --lang and --user-agent and warns once for the rest', async () => {
+    const browser = await puppeteer.launch({ ...LOCAL_OPTIONS, remote: { api } });
+    try {
+      expect(await running()).toBe(1);
+      const page = await browser.newPage();
+      await page.goto(site.url('/'));
+      expect(await page.evaluate(() => [innerWidth, innerHeight])).toEqual([700, 500]);
+      expect(await page.evaluate(() => navigator.language)).toBe('de-DE');
+      expect(await page.evaluate(() => navigator.userAgent)).toBe('rb-pptr-agent');
+    } finally {
+      await browser.close();
+    }
+    const again = await puppeteer.launch({ ...LOCAL_OPTIONS, remote: { api } });
+    await again.close();
+    await settled();
+    expect(warnings).toHaveLength(1);
+    const text = warnings[0]!.message;
+    for (const name of [
+      'args: --no-sandbox',
+      '`ignoreDefaultArgs`',
+      '`userDataDir`',
+      '`executablePath`',
+      '`channel`',
+    ]) {
+      expect(text).toContain(name);
+    }
+    expect(text).not.toMatch(/dumpio|window-size|headless/);
+    expect(await running()).toBe(0);
+  });
+
+  it('remote.strict makes them an error before any session', async () => {
+    const err: any = await puppeteer
+      .launch({ ...LOCAL_OPTIONS, remote: { api, strict: true } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/`ignoreDefaultArgs`.*cannot apply to a remote browser/);
+    expect((await api.sessions.list()).length).toBe(0);
+  });
+
+  it("rejects `defaultViewport: 'big'` with a typed error naming the field, before any session", async () => {
+    const err: any = await puppeteer
+      .launch({ defaultViewport: 'big' as never, remote: { api } })
+      .catch((e) => e);
+    expect(isRequestValidationError(err)).toBe(true);
+    expect(err.field).toBe('defaultViewport');
+    expect(err.message).toMatch(/defaultViewport: must be `null` or `\{ width, height \}`/);
+    const remoteErr: any = await puppeteer
+      .launch({ remote: { api, userDataDir: 1 as never } })
+      .catch((e) => e);
+    expect(remoteErr.field).toBe('remote.userDataDir');
+    expect((await api.sessions.list()).length).toBe(0);
+  });
+
+  it("maps userDataDir to a saved profile with remote.userDataDir: 'profile'", async () => {
+    const options = { userDataDir: '/tmp/crawl/shop', remote: { api, userDataDir: 'profile' } };
+    const first = await puppeteer.launch(options as never);
+    const page = await first.newPage();
+    await page.goto(site.url('/'));
+    await first.close();
+    const second = await puppeteer.launch(options as never);
+    const again = await second.newPage();
+    await again.goto(site.url('/cookie'));
+    expect(await again.title()).toBe('cookie=visited=yes');
+    await second.close();
+    expect((await api.profiles.list()).map((p) => p.name)).toEqual(['shop']);
+    await settled();
+    expect(warnings).toHaveLength(0);
+    expect(await running()).toBe(0);
+  });
+
+  it("refuses browser: 'firefox' whatever strict says: remote sessions are Chromium", async () => {
+    const err: any = await puppeteer
+      .launch({ browser: 'firefox', remote: { api } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(err.message).toMatch(/remote sessions are Chromium/);
+  });
+});
