@@ -148,7 +148,12 @@ export function mapUserDataDir(
   const isPath = /[/\\]/.test(text) || text === '.' || text === '..';
   if (!isPath) return { kind: 'profile', name: text };
   if (mapping === 'profile') {
-    const name = (text.replace(/[/\\]+$/, '').split(/[/\\]/).pop() ?? '').trim();
+    const name = (
+      text
+        .replace(/[/\\]+$/, '')
+        .split(/[/\\]/)
+        .pop() ?? ''
+    ).trim();
     if (name && name !== '.' && name !== '..') return { kind: 'profile', name };
   }
   return {
