@@ -41,6 +41,14 @@ export interface AdminClient {
   injectFault(fault: FaultSpec): Promise<Fault>;
   listFaults(): Promise<Fault[]>;
   clearFaults(): Promise<void>;
+  /**
+   * An ended session of the account (default: the default account) with one published
+   * recording of `sizeBytes` (zeros, stored sparse): for download benchmarks and tests.
+   */
+  addRecording(input: {
+    sizeBytes: number;
+    accountId?: string;
+  }): Promise<{ sessionId: string; recordingId: string }>;
   state(): Promise<EmulatorState>;
   /** Ends every session and forgets everything but the default account; the clock goes back to real time. */
   reset(): Promise<void>;
@@ -74,6 +82,7 @@ export function createAdminClient(origin: string): AdminClient {
     clearFaults: async () => {
       await call('DELETE', '/faults');
     },
+    addRecording: (input) => call('POST', '/recordings', input),
     state: () => call('GET', '/state'),
     reset: async () => {
       await call('POST', '/reset');

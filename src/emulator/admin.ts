@@ -1,9 +1,10 @@
 /**
- * The admin API under `/_emulator`: accounts, clock, faults, state, reset. It has no auth: the
+ * The admin API under `/_emulator`: accounts, clock, faults, synthetic recordings, state, reset. It has no auth: the
  * server binds loopback, and these routes exist only in the emulator.
  */
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { addSyntheticRecording } from './browser-service/synthetic-recording.js';
 import type { EmulatorContext } from './context.js';
 import { faultSpecSchema } from './faults.js';
 import { badRequest, notFound } from './http-error.js';
@@ -28,6 +29,16 @@ const accountSchema = z.object({
 });
 
 const clockSchema = z.object({ advanceMs: z.number().min(0) });
+
+/** Up to 16 GiB: sparse, so the size costs no disk. */
+const syntheticRecordingSchema = z.object({
+  sizeBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(16 * 1024 ** 3),
+  accountId: z.string().optional(),
+});
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body ?? {});
@@ -115,6 +126,13 @@ export function adminModule(ctx: EmulatorContext, reset: () => Promise<void>): R
       r.add('DELETE', '/faults', () => {
         ctx.faults.clear();
         return { body: { faults: [] } };
+      });
+
+      // An ended session with one published recording of the given size (download benchmarks).
+      r.add('POST', '/recordings', async ({ body }) => {
+        const input = parse(syntheticRecordingSchema, body);
+        const accountId = input.accountId ?? ctx.defaultAccountId;
+        return { body: await addSyntheticRecording(ctx, accountId, input.sizeBytes) };
       });
 
       r.add('GET', '/state', () => ({ body: emulatorState(ctx) }));

@@ -9,6 +9,7 @@ import { redact } from '../http/index.js';
 import { adminModule } from './admin.js';
 import { type AdminClient, createAdminClient } from './admin-client.js';
 import { SessionLifecycle } from './browser-service/session-lifecycle.js';
+import { SYNTHETIC_RECORDINGS_DIR } from './browser-service/synthetic-recording.js';
 import { EmulatorClock } from './clock.js';
 import type { EmulatorContext, LiveView } from './context.js';
 import { FaultRegistry } from './faults.js';
@@ -127,6 +128,7 @@ export async function startWithParts(
     clock.resetOffset();
     store.clear(new Set([ctx.defaultAccountId]));
     await rm(join(dataDir, 'profiles'), { recursive: true, force: true });
+    await rm(join(dataDir, SYNTHETIC_RECORDINGS_DIR), { recursive: true, force: true });
     for (const listener of resetListeners) await listener();
   };
 

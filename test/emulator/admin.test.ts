@@ -115,4 +115,39 @@ describe('admin API', () => {
     expect(emu.control.launched.every((b) => !b.alive)).toBe(true);
     await expect(fetch(`${emu.url}/_emulator/state`)).rejects.toThrow();
   });
+
+  it('serves a synthetic recording of the size asked for, listed and downloadable like any other, until reset', async () => {
+    const emu = await startFakeEmulator();
+    try {
+      const api = client(emu.url, emu.token);
+      const size = 3 * 1024 * 1024 + 5;
+      const { sessionId, recordingId } = await emu.admin.addRecording({ sizeBytes: size });
+      expect((await api('GET', `/sessions/${sessionId}`)).body.data.status).toBe('ended');
+      const [recording] = (await api('GET', `/sessions/${sessionId}/recordings`)).body.data;
+      expect(recording).toMatchObject({ id: recordingId, is_primary: true, size_bytes: size });
+      const whole = await fetch(recording.video_url);
+      const bytes = Buffer.from(await whole.arrayBuffer());
+      expect(bytes.length).toBe(size);
+      expect(bytes.every((b) => b === 0)).toBe(true);
+      const tail = await fetch(recording.video_url, { headers: { range: 'bytes=-5' } });
+      expect(tail.status).toBe(206);
+      expect((await tail.arrayBuffer()).byteLength).toBe(5);
+
+      const other = await emu.admin.createAccount();
+      const theirs = await emu.admin.addRecording({ sizeBytes: 1, accountId: other.accountId });
+      expect((await api('GET', `/sessions/${theirs.sessionId}/recordings`)).status).toBe(404);
+      const bad = await call(emu.url, 'POST', '/_emulator/recordings', { body: { sizeBytes: -1 } });
+      expect(bad.status).toBe(400);
+      const unknown = await call(emu.url, 'POST', '/_emulator/recordings', {
+        body: { sizeBytes: 1, accountId: 'nope' },
+      });
+      expect(unknown.status).toBe(404);
+
+      await emu.admin.reset();
+      expect((await api('GET', `/sessions/${sessionId}/recordings`)).status).toBe(404);
+      expect((await fetch(recording.video_url)).status).toBe(404);
+    } finally {
+      await emu.close();
+    }
+  });
 });
