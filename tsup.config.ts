@@ -1,52 +1,37 @@
-import { defineConfig, type Options } from 'tsup';
+import { defineConfig } from 'tsup';
 
-type Plugin = NonNullable<Options['esbuildPlugins']>[number];
-
-/**
- * The CLI loads the emulator lazily from the `remote-browser/emulator` entry beside it instead of
- * bundling a second copy of it.
- */
-const emulatorFromItsEntry: Plugin = {
-  name: 'emulator-from-its-entry',
-  setup(build) {
-    build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) =>
-      args.importer.includes('/src/cli/') ? { path: './emulator.js', external: true } : undefined,
-    );
-  },
+// The package's entries (ESM and CJS, with types).
+const entries = {
+  index: 'src/index.ts',
+  playwright: 'src/playwright/index.ts',
+  puppeteer: 'src/puppeteer/index.ts',
+  test: 'src/fixture/index.ts',
+  account: 'src/account-api/index.ts',
+  emulator: 'src/emulator/index.ts',
+  // Playwright loads global hooks by path: defineRemoteConfig() points at these two.
+  'test-global-setup': 'src/fixture/hook-entries/global-setup.ts',
+  'test-global-teardown': 'src/fixture/hook-entries/global-teardown.ts',
 };
 
-export default defineConfig([
-  {
-    entry: {
-      index: 'src/index.ts',
-      playwright: 'src/playwright/index.ts',
-      puppeteer: 'src/puppeteer/index.ts',
-      test: 'src/fixture/index.ts',
-      account: 'src/account-api/index.ts',
-      emulator: 'src/emulator/index.ts',
-      // Playwright loads global hooks by path: defineRemoteConfig() points at these two.
-      'test-global-setup': 'src/fixture/hook-entries/global-setup.ts',
-      'test-global-teardown': 'src/fixture/hook-entries/global-teardown.ts',
-    },
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    target: 'node20',
-    splitting: true,
-    shims: true,
-    external: ['playwright-core', '@playwright/test', 'puppeteer-core'],
+export default defineConfig({
+  // The CLI and the watchdog are built with the entries, so their code lives in the same shared
+  // chunks (one copy of the emulator, the clients and redact's secret registry) instead of a
+  // second bundle; the commands they load lazily are chunks of their own, so `--help` loads only
+  // the parser. One build for both: a CJS twin of these two is a few kB, a second build
+  // would double the type generation. The CLI's hashbang comes from src/cli/bin.ts; the
+  // watchdog runs as its own process and imports nothing of the library.
+  entry: { ...entries, cli: 'src/cli/bin.ts', watchdog: 'src/launch/watchdog-child.ts' },
+  format: ['esm', 'cjs'],
+  dts: { entry: entries },
+  // Maps keep stack traces pointing at src/ lines, but not the sources themselves: embedding
+  // them more than doubled the packed size, for code nobody steps through from node_modules.
+  sourcemap: true,
+  esbuildOptions(options) {
+    options.sourcesContent = false;
   },
-  {
-    // The watchdog runs as its own process: a standalone file beside the entries.
-    entry: { cli: 'src/cli/bin.ts', watchdog: 'src/launch/watchdog-child.ts' },
-    format: ['esm'],
-    // Chunks, so `remote-browser --help` loads the parser and not every command's clients.
-    splitting: true,
-    esbuildPlugins: [emulatorFromItsEntry],
-    sourcemap: true,
-    target: 'node20',
-    banner: { js: '#!/usr/bin/env node' },
-    external: ['playwright-core', '@playwright/test', 'puppeteer-core'],
-  },
-]);
+  clean: true,
+  target: 'node20',
+  splitting: true,
+  shims: true,
+  external: ['playwright-core', '@playwright/test', 'puppeteer-core'],
+});

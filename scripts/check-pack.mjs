@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// What publint and attw do not check about the packed package, run by `npm run pkg:check` after
+// `npm run build`: only what a user needs is shipped, the licence is in it, source maps carry no
+// embedded sources, each module is bundled once per format (the CLI shares the library's chunks
+// instead of holding a second copy of the emulator), and every bin starts with a hashbang.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const [pack] = JSON.parse(
+  execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }),
+);
+const paths = pack.files.map((f) => f.path);
+const problems = [];
+
+const allowed = (path) =>
+  path.startsWith('dist/') ||
+  ['package.json', 'README.md', 'LICENSE'].includes(path) ||
+  /^docs\/[\w-]+\.md$/.test(path);
+for (const path of paths.filter((p) => !allowed(p))) problems.push(`ships ${path}`);
+if (!paths.includes('LICENSE')) problems.push('LICENSE is not in the package');
+
+for (const path of paths.filter((p) => p.endsWith('.map'))) {
+  const map = JSON.parse(readFileSync(path, 'utf8'));
+  if (map.sourcesContent?.some((s) => s != null)) problems.push(`${path} embeds its sources`);
+}
+
+// One definition per output format: a second one means a second bundle of the same module.
+const definitions = [
+  'async function startEmulator(',
+  'async function runEmulatorForeground(',
+  'function redact(',
+];
+for (const definition of definitions) {
+  for (const ext of ['.js', '.cjs']) {
+    const holders = paths.filter(
+      (p) => p.endsWith(ext) && readFileSync(p, 'utf8').includes(definition),
+    );
+    if (holders.length !== 1) {
+      problems.push(`${definition}…) is defined in ${holders.length} ${ext} files: ${holders}`);
+    }
+  }
+}
+
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+for (const [name, file] of Object.entries(pkg.bin ?? {})) {
+  if (!readFileSync(file, 'utf8').startsWith('#!/usr/bin/env node\n')) {
+    problems.push(`bin ${name} (${file}) does not start with a node hashbang`);
+  }
+}
+
+const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
+if (problems.length > 0) {
+  console.error(`check-pack: ${problems.length} problem(s):\n- ${problems.join('\n- ')}`);
+  process.exit(1);
+}
+console.log(
+  `check-pack: ${paths.length} files, ${kB(pack.size)} packed, ${kB(pack.unpackedSize)} unpacked: ok`,
+);
