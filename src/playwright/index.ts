@@ -29,8 +29,11 @@ export type {
   SessionPoolOptions,
   SessionPoolStats,
 } from '../launch/session-pool.js';
+export { DefaultPageError, defaultPage } from './default-page.js';
 export type { RemoteChromium, RemoteLaunchOptions } from './drop-in.js';
 export { chromium } from './drop-in.js';
+export type { ExtraContextsOption, ExtraContextsPolicy } from './extra-contexts.js';
+export { EXTRA_CONTEXT_WARNING_CODE, ExtraContextError } from './extra-contexts.js';
 export type { PlaywrightRemoteOptions } from './launch-remote.js';
 export { connectRemote, launchRemote } from './launch-remote.js';
 export type { PlaywrightSessionPoolOptions } from './session-pool.js';

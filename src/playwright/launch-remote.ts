@@ -14,11 +14,16 @@ import {
   openSession,
 } from '../launch/open-session.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
+import {
+  checkExtraContexts,
+  type ExtraContextsOption,
+  guardExtraContexts,
+} from './extra-contexts.js';
 import { loadChromium } from './load.js';
 
 const debug = createDebug('playwright');
 
-export interface PlaywrightRemoteOptions extends LaunchRemoteOptions {
+export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraContextsOption {
   /**
    * The BrowserType to connect with, e.g. the test runner's own `playwright.chromium`, so no
    * second copy of Playwright is used. Default: `chromium` from playwright-core.
@@ -30,6 +35,7 @@ export interface PlaywrightRemoteOptions extends LaunchRemoteOptions {
 
 /** Creates a remote session and returns the native Playwright `Browser` connected to it. */
 export async function launchRemote(options: PlaywrightRemoteOptions = {}): Promise<Browser> {
+  checkExtraContexts(options, 'launchRemote');
   const opened = await openSession(options, 'launchRemote');
   return connect(opened, options, 'launchRemote');
 }
@@ -39,6 +45,7 @@ export async function connectRemote(
   sessionId: string,
   options: PlaywrightRemoteOptions = {},
 ): Promise<Browser> {
+  checkExtraContexts(options, 'connectRemote');
   const opened = await adoptSession(sessionId, options, 'connectRemote');
   return connect(opened, options, 'connectRemote');
 }
@@ -66,6 +73,7 @@ async function connect(
   }
   opened.connected();
   attach(browser, opened);
+  guardExtraContexts(browser, options.extraContexts);
   return browser;
 }
 
