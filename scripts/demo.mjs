@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { startEmulator } from 'remote-browser/emulator';
-import { launchRemote, recordingOf, sessionOf } from 'remote-browser/playwright';
+import { defaultPage, launchRemote, recordingOf, sessionOf } from 'remote-browser/playwright';
 
 const out = resolve('demo-output');
 mkdirSync(out, { recursive: true });
@@ -41,7 +41,7 @@ try {
   );
   step(`live view: ${session.liveViewUrl}`);
 
-  const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+  const page = defaultPage(browser); // the session's own tab: the one the recording shows
   await page.goto(pageUrl);
   await page.waitForTimeout(1500);
   const shot = resolve(out, 'screenshot.png');
