@@ -1,5 +1,7 @@
 /** Pure helpers over batches: cost estimate, splitting into valid submits, grouping by location. */
-import { LIMITS, type Location, type ResultRow } from './schemas.js';
+import { rejectField } from '../http/request-validation.js';
+import { LIMITS } from './schemas/limits.js';
+import type { Location, ResultRow } from './schemas/queries.js';
 
 export interface CostEstimate {
   /**
@@ -16,11 +18,19 @@ export interface CostEstimate {
   submits: number;
 }
 
-export function estimateCost(params: {
+export interface CostParams {
   questions: readonly unknown[];
   platforms: readonly unknown[];
   locations: readonly unknown[];
-}): CostEstimate {
+}
+
+export function estimateCost(params: CostParams): CostEstimate {
+  if (typeof params !== 'object' || params === null) {
+    rejectField('estimateCost', 'params', 'must be an object { questions, platforms, locations }');
+  }
+  for (const field of ['questions', 'platforms', 'locations'] as const) {
+    if (!Array.isArray(params[field])) rejectField('estimateCost', field, 'must be an array');
+  }
   const q = params.questions.length;
   const p = params.platforms.length;
   const l = params.locations.length;

@@ -8,13 +8,14 @@ import { ACCOUNT_API_PATH, type AccountConfigInput, resolveAccountConfig } from 
 import { RateLimiter } from '../http/rate-limiter.js';
 import type { RetryOptions } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
-import { BalanceResource } from './balance.js';
-import { type CostEstimate, estimateCost } from './batches.js';
-import { Notifications } from './notifications.js';
+import type { CostEstimate, CostParams } from './batches.js';
 import { checkAccountOptions } from './options.js';
-import { Queries } from './queries.js';
-import { type Balance, LIMITS } from './schemas.js';
-import { Webhooks } from './webhooks.js';
+import { Credits } from './resources/credits.js';
+import { Notifications } from './resources/notifications.js';
+import { Queries } from './resources/queries.js';
+import { Webhooks } from './resources/webhooks.js';
+import { LIMITS } from './schemas/limits.js';
+import type { Balance } from './schemas/queries.js';
 
 export interface AccountRateLimits {
   /**
@@ -65,13 +66,14 @@ export interface AccountApiOptions extends AccountConfigInput {
 }
 
 export class AccountApi {
+  /** Balance and cost estimates. */
+  readonly credits: Credits;
   readonly queries: Queries;
   readonly webhooks: Webhooks;
   readonly notifications: Notifications;
   /** The limiters in use (undefined when `rateLimits: false`). */
   readonly limiters: { submit: RateLimiter | undefined; read: RateLimiter | undefined };
   readonly #transport: Transport;
-  readonly #balance: BalanceResource;
 
   /**
    * Throws a ConfigurationError naming the env var when the key or URL is missing, and a
@@ -114,27 +116,22 @@ export class AccountApi {
       readLimiter: this.limiters.read,
       allowUnavailablePlatforms: options.allowUnavailablePlatforms ?? false,
     });
-    this.#balance = new BalanceResource(this.#transport, this.limiters.read);
+    this.credits = new Credits(this.#transport, this.limiters.read);
     this.webhooks = new Webhooks(this.#transport);
     this.notifications = new Notifications(this.#transport);
   }
 
-  /** Credits available; the first read of a calendar month grants that month's free credits. */
+  /**
+   * Credits available; the first read of a calendar month grants that month's free credits.
+   * The same as `credits.balance()`.
+   */
   balance(options: CallOptions = {}): Promise<Balance> {
-    return this.#balance.read(options);
+    return this.credits.balance(options);
   }
 
-  /**
-   * Credits a submit (or the submits `runMany` makes) will take, by the documented rule
-   * (questions × platforms per submit). A minimum: the per-location charge is not documented,
-   * so `maxCredits` gives the figure if each location were charged too.
-   */
-  estimateCost(params: {
-    questions: readonly unknown[];
-    platforms: readonly unknown[];
-    locations: readonly unknown[];
-  }): CostEstimate {
-    return estimateCost(params);
+  /** The same as `credits.estimate()`: the documented minimum and the per-location maximum. */
+  estimateCost(params: CostParams): CostEstimate {
+    return this.credits.estimate(params);
   }
 
   /** Releases pooled connections. */

@@ -9,44 +9,54 @@ export {
   RateLimitError,
   RequestValidationError,
 } from '../http/errors.js';
-export type { CostEstimate, LocationGroup } from './batches.js';
+export type { CostEstimate, CostParams, LocationGroup } from './batches.js';
 export { estimateCost, groupByLocation } from './batches.js';
 export { AccountApi, type AccountApiOptions, type AccountRateLimits } from './client.js';
-export { Notifications } from './notifications.js';
-export type { WaitOptions } from './queries.js';
-export { isPending, Queries, waitForResults } from './queries.js';
-export type { RunManyOptions, RunManyProgress, RunManyResult } from './run-many.js';
-export { RunManyError } from './run-many.js';
+export { Credits } from './resources/credits.js';
+export { Notifications } from './resources/notifications.js';
+export { Queries, waitForResults } from './resources/queries.js';
+export type {
+  BatchRunner,
+  RunManyOptions,
+  RunManyProgress,
+  RunManyResult,
+} from './resources/run-many.js';
+export { RunManyError } from './resources/run-many.js';
+export type { WaitOptions } from './resources/wait-options.js';
+export { isPending } from './resources/wait-options.js';
+export { Webhooks } from './resources/webhooks.js';
+export type { Platform } from './schemas/limits.js';
+export { AVAILABLE_PLATFORMS, LIMITS, PLATFORMS } from './schemas/limits.js';
+export type { Notification } from './schemas/notifications.js';
 export type {
   Balance,
   Batch,
-  CreatedWebhook,
-  EventType,
-  LastDelivery,
   Location,
-  Notification,
-  Platform,
   RawResponse,
   ResultRow,
   RowStatus,
   RunManyParams,
-  SecretRotation,
   Source,
   SubmitParams,
   SubmitResponse,
   SubmittedRow,
+} from './schemas/queries.js';
+export {
+  BatchSchema,
+  batchSchema,
+  SubmitParamsSchema,
+  submitParamsSchema,
+} from './schemas/queries.js';
+export type {
+  CreatedWebhook,
+  EventType,
+  LastDelivery,
+  SecretRotation,
   Webhook,
   WebhookCreateParams,
   WebhookReplaceParams,
-} from './schemas.js';
-export {
-  AVAILABLE_PLATFORMS,
-  batchSchema,
-  LIMITS,
-  PLATFORMS,
-  submitParamsSchema,
-  webhookIdOf,
-} from './schemas.js';
+} from './schemas/webhooks.js';
+export { webhookIdOf } from './schemas/webhooks.js';
 export { SecretRing } from './secret-ring.js';
 export type { WebhookVerificationReason } from './webhook-errors.js';
 export { WebhookVerificationError } from './webhook-errors.js';
@@ -59,4 +69,3 @@ export type {
   WebhookSignatureScheme,
 } from './webhook-signature.js';
 export { standardWebhooks, verifyWebhook } from './webhook-signature.js';
-export { Webhooks } from './webhooks.js';

@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { BROWSER_API_PATH, type BrowserConfigInput, resolveBrowserConfig } from '../http/config.js';
 import type { RetryOptions } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
+import { checkBrowserOptions } from './options.js';
 import { Configurations } from './resources/configurations.js';
 import { Locations } from './resources/locations.js';
 import { Profiles } from './resources/profiles.js';
@@ -11,7 +12,7 @@ import { Sessions } from './resources/sessions.js';
 import { Tools } from './resources/tools.js';
 
 export interface BrowserApiOptions extends BrowserConfigInput {
-  /** Default per-call timeout in ms, retries included. Default 60000; `0` for none. */
+  /** Default per-call timeout in ms, retries included. Default 60000; `0` or `Infinity` for none. */
   timeout?: number | undefined;
   /**
    * Retry policy of idempotent calls (GET, DELETE, validate, profile update). Session creation
@@ -34,8 +35,12 @@ export class BrowserApi {
   readonly tools: Tools;
   readonly #transport: Transport;
 
-  /** Throws a ConfigurationError naming the env var when the token or URL is missing. */
+  /**
+   * Throws a ConfigurationError naming the env var when the token or URL is missing, and a
+   * RequestValidationError naming the option when one is malformed (`token: 42`, `timeout: -1`).
+   */
   constructor(options: BrowserApiOptions = {}) {
+    checkBrowserOptions(options);
     const config = resolveBrowserConfig(options);
     this.origin = config.baseUrl;
     this.#transport = new Transport({

@@ -24,7 +24,7 @@ export async function poll<T>(
   fetchOnce: (options: { signal: AbortSignal }) => Promise<T>,
   options: PollOptions<T>,
 ): Promise<T> {
-  const scope = callScope(options, Number.POSITIVE_INFINITY);
+  const scope = callScope(options, Number.POSITIVE_INFINITY, options.what);
   try {
     for (let attempt = 0; ; attempt++) {
       if (scope.signal.aborted) throw scope.abortError(options.what);

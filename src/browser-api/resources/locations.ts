@@ -1,8 +1,9 @@
 /** `GET /locations/{level}`: the codes sessions and `validate` accept for proxy targeting. */
 import { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
-import type { QueryValue, Transport } from '../../http/transport.js';
-import { parseRequest } from '../request-validation.js';
+import { parseWire } from '../../http/request-validation.js';
+import { Resource } from '../../http/resource.js';
+import type { QueryValue } from '../../http/transport.js';
 import {
   type CityParams,
   type CountryParams,
@@ -17,13 +18,7 @@ import { LocationsPage } from './locations-page.js';
 
 const ItemsSchema = z.array(LocationItemSchema);
 
-export class Locations {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class Locations extends Resource {
   countries(params: CountryParams = {}, opts: CallOptions = {}): LocationsPage {
     return this.#level('countries', params, opts);
   }
@@ -53,13 +48,13 @@ export class Locations {
     let query: Record<string, unknown> = {};
     let error: unknown;
     try {
-      query = parseRequest(what, LocationParamsSchemas[level], params ?? {});
+      query = parseWire(what, LocationParamsSchemas[level], params ?? {}, 'params');
     } catch (caught) {
       error = caught;
     }
     return new LocationsPage(
       (page, call) =>
-        this.#transport.request({
+        this.transport.request({
           ...call,
           what,
           method: 'GET',

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
 import { isResponseValidationError } from '../../http/errors.js';
-import type { Transport } from '../../http/transport.js';
-import { idSegment } from '../path.js';
-import { parseRequest, rejectField } from '../request-validation.js';
+import { idSegment } from '../../http/path.js';
+import { parseWire, rejectField } from '../../http/request-validation.js';
+import { Resource } from '../../http/resource.js';
 import {
   type Profile,
   type ProfileCreateParams,
@@ -14,28 +14,22 @@ import {
   ProfileUpdateParamsSchema,
 } from '../schemas/profiles.js';
 
-export class Profiles {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class Profiles extends Resource {
   /** 429 (`RateLimitError`) at the account's profile limit (10 by default). Not retried. */
   async create(body: ProfileCreateParams, opts: CallOptions = {}): Promise<Profile> {
     const what = 'profiles.create';
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'POST',
       path: '/profiles',
-      body: parseRequest(what, ProfileCreateParamsSchema, body),
+      body: parseWire(what, ProfileCreateParamsSchema, body),
       schema: ProfileSchema,
     });
   }
 
   async list(opts: CallOptions = {}): Promise<Profile[]> {
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what: 'profiles.list',
       method: 'GET',
@@ -47,7 +41,7 @@ export class Profiles {
   /** 404 (`NotFoundError`) for an unknown id or another account's. */
   async retrieve(id: string, opts: CallOptions = {}): Promise<Profile> {
     const what = 'profiles.retrieve';
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'GET',
@@ -63,11 +57,11 @@ export class Profiles {
   async update(id: string, body: ProfileUpdateParams, opts: CallOptions = {}): Promise<Profile> {
     const what = 'profiles.update';
     const path = `/profiles/${idSegment(what, 'id', id)}`;
-    const wire = parseRequest(what, ProfileUpdateParamsSchema, body);
+    const wire = parseWire(what, ProfileUpdateParamsSchema, body);
     if (Object.keys(wire).length === 0) {
-      rejectField(what, '(body)', 'must set at least one of name, description');
+      rejectField(what, 'body', 'must set at least one of name, description');
     }
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'PATCH',
@@ -85,7 +79,7 @@ export class Profiles {
   async delete(id: string, opts: CallOptions = {}): Promise<void> {
     const what = 'profiles.delete';
     try {
-      await this.#transport.request({
+      await this.transport.request({
         ...opts,
         what,
         method: 'DELETE',

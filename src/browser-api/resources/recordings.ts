@@ -2,9 +2,9 @@
 import type { Writable } from 'node:stream';
 import { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
+import { idSegment } from '../../http/path.js';
 import { poll } from '../../http/polling.js';
-import type { Transport } from '../../http/transport.js';
-import { idSegment } from '../path.js';
+import { Resource } from '../../http/resource.js';
 import { type Recording, RecordingSchema } from '../schemas/recordings.js';
 import {
   type DownloadedRecording,
@@ -20,17 +20,11 @@ export interface WaitForPublishedOptions extends CallOptions {
   intervalMs?: number | undefined;
 }
 
-export class Recordings {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class Recordings extends Resource {
   /** Empty while the session runs. `video_url`s expire: list again right before playing. */
   async list(sessionId: string, opts: CallOptions = {}): Promise<Recording[]> {
     const what = 'recordings.list';
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'GET',
@@ -77,7 +71,7 @@ export class Recordings {
   ): Promise<StreamedRecording[]> {
     idSegment('recordings.download', 'sessionId', sessionId);
     return downloadRecordings(
-      { transport: this.#transport, list: (opts) => this.list(sessionId, opts) },
+      { transport: this.transport, list: (opts) => this.list(sessionId, opts) },
       sessionId,
       target,
       options,

@@ -2,11 +2,12 @@
 
 import { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
+import { idSegment } from '../../http/path.js';
 import { registerSecret } from '../../http/redact.js';
+import { parseWire, rejectField, shown } from '../../http/request-validation.js';
+import { Resource } from '../../http/resource.js';
 import type { Transport } from '../../http/transport.js';
 import { hideCdpUrl, hideCdpUrlsWithin } from '../cdp-url.js';
-import { idSegment } from '../path.js';
-import { parseRequest, rejectField } from '../request-validation.js';
 import {
   type AsyncSessionCreated,
   AsyncSessionCreatedSchema,
@@ -32,13 +33,12 @@ import {
 import { type WaitForAsyncOptions, waitForAsync } from './async-sessions.js';
 import { Recordings } from './recordings.js';
 
-export class Sessions {
+export class Sessions extends Resource {
   readonly recordings: Recordings;
-  readonly #transport: Transport;
   readonly #proxyPassword: string | undefined;
 
   constructor(transport: Transport, proxyPassword: string | undefined) {
-    this.#transport = transport;
+    super(transport);
     this.#proxyPassword = proxyPassword;
     this.recordings = new Recordings(transport);
   }
@@ -51,7 +51,7 @@ export class Sessions {
   async create(body: SessionCreateParams, opts: CallOptions = {}): Promise<SessionCreated> {
     const what = 'sessions.create';
     const wire = this.#body(what, body);
-    const created = await this.#transport.request({
+    const created = await this.transport.request({
       ...opts,
       what,
       method: 'POST',
@@ -69,7 +69,7 @@ export class Sessions {
     opts: CallOptions = {},
   ): Promise<AsyncSessionCreated> {
     const what = 'sessions.createAsync';
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'POST',
@@ -83,7 +83,7 @@ export class Sessions {
   /** One poll of an asynchronous creation; the body's shape is the service's (not specified). */
   async retrieveAsync(requestId: string, opts: CallOptions = {}): Promise<AsyncSessionRequest> {
     const what = 'sessions.retrieveAsync';
-    const result = await this.#transport.request({
+    const result = await this.transport.request({
       ...opts,
       what,
       method: 'GET',
@@ -104,8 +104,8 @@ export class Sessions {
   /** Sessions of this account, without `cdp_url` (the service omits it from the list). */
   async list(params: SessionListParams = {}, opts: CallOptions = {}): Promise<SessionSummary[]> {
     const what = 'sessions.list';
-    const query = parseRequest(what, SessionListParamsSchema, params);
-    return this.#transport.request({
+    const query = parseWire(what, SessionListParamsSchema, params, 'params');
+    return this.transport.request({
       ...opts,
       what,
       method: 'GET',
@@ -118,7 +118,7 @@ export class Sessions {
   /** The full session; `cdp_url` only while running. 404 past the 3-day retention. */
   async retrieve(id: string, opts: CallOptions = {}): Promise<Session> {
     const what = 'sessions.retrieve';
-    const session = await this.#transport.request({
+    const session = await this.transport.request({
       ...opts,
       what,
       method: 'GET',
@@ -131,7 +131,7 @@ export class Sessions {
   /** Everything an external client needs to attach: CDP URL, debugger address, live view. */
   async connection(id: string, opts: CallOptions = {}): Promise<SessionConnection> {
     const what = 'sessions.connection';
-    const connection = await this.#transport.request({
+    const connection = await this.transport.request({
       ...opts,
       what,
       method: 'GET',
@@ -144,7 +144,7 @@ export class Sessions {
   /** The session's open tabs. */
   async pages(id: string, opts: CallOptions = {}): Promise<Page[]> {
     const what = 'sessions.pages';
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'GET',
@@ -156,7 +156,7 @@ export class Sessions {
   /** Ends the session now. A DELETE, so it is retried like any idempotent call. */
   async end(id: string, opts: CallOptions = {}): Promise<SessionEnded> {
     const what = 'sessions.end';
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'DELETE',
@@ -168,7 +168,7 @@ export class Sessions {
   /** The create body with the client's proxy password filled in, checked before sending. */
   #body(what: string, body: SessionCreateParams): Record<string, unknown> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      rejectField(what, '(body)', 'must be an object of session fields');
+      rejectField(what, 'body', `must be an object of session fields (got ${shown(body)})`);
     }
     const proxy_password = body.proxy_password ?? this.#proxyPassword;
     if (proxy_password === undefined) {
@@ -179,6 +179,6 @@ export class Sessions {
       );
     }
     registerSecret(proxy_password);
-    return parseRequest(what, SessionCreateParamsSchema, { ...body, proxy_password });
+    return parseWire(what, SessionCreateParamsSchema, { ...body, proxy_password });
   }
 }

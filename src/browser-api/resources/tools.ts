@@ -7,9 +7,9 @@
 
 import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
-import type { Transport } from '../../http/transport.js';
-import { idSegment } from '../path.js';
-import { parseRequest } from '../request-validation.js';
+import { idSegment } from '../../http/path.js';
+import { parseWire } from '../../http/request-validation.js';
+import { Resource } from '../../http/resource.js';
 import {
   type ActionOk,
   ActionOkSchema,
@@ -31,13 +31,7 @@ import {
   TypeParamsSchema,
 } from '../schemas/tools.js';
 
-export class Tools {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class Tools extends Resource {
   async navigate(params: NavigateParams, opts: CallOptions = {}): Promise<ActionOk> {
     return this.#post(
       'tools.navigate',
@@ -121,12 +115,12 @@ export class Tools {
     schema: S,
     opts: CallOptions,
   ): Promise<z.output<S>> {
-    return this.#transport.request({
+    return this.transport.request({
       ...opts,
       what,
       method: 'POST',
       path,
-      body: parseRequest(what, paramsSchema, params),
+      body: parseWire(what, paramsSchema, params, 'params'),
       schema: schema as z.ZodType<z.output<S>>,
     });
   }
@@ -139,8 +133,13 @@ export class Tools {
     params: SessionParams,
     opts: CallOptions,
   ): Promise<ActionOk> {
-    const { session_id, ...body } = parseRequest(what, paramsSchema, params) as SessionParams;
-    return this.#transport.request({
+    const { session_id, ...body } = parseWire(
+      what,
+      paramsSchema,
+      params,
+      'params',
+    ) as SessionParams;
+    return this.transport.request({
       ...opts,
       what,
       method: 'POST',

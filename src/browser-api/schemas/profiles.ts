@@ -2,20 +2,24 @@
 import { z } from 'zod';
 import { TimestampSchema } from './vocabulary.js';
 
+/** The longest profile name the service takes (longer is a 400). */
+export const PROFILE_NAME_MAX_LENGTH = 100;
+const name = z.string().min(1).max(PROFILE_NAME_MAX_LENGTH);
+
 export const ProfileCreateParamsSchema = z.looseObject({
-  name: z.string().min(1),
+  name,
   description: z.string().optional(),
   store_cache: z.boolean().optional(),
   pin_ip: z.boolean().optional(),
 });
 
 export const ProfileUpdateParamsSchema = z.looseObject({
-  name: z.string().min(1).optional(),
+  name: name.optional(),
   description: z.string().optional(),
 });
 
 export interface ProfileCreateParams {
-  /** Unique within the account. */
+  /** Unique within the account; 1 to 100 characters. */
   name: string;
   /** Free text. Default (server): empty. */
   description?: string;

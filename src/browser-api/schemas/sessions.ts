@@ -64,9 +64,12 @@ export const SessionCreateParamsSchema = z
     });
   });
 
+/** The service's largest `limit`: a larger one is a 400 ("out-of-range limit"). */
+export const SESSION_LIST_MAX_LIMIT = 500;
+
 export const SessionListParamsSchema = z.looseObject({
   status: SessionStatusFilterSchema.optional(),
-  limit: z.number().int().positive().optional(),
+  limit: z.number().int().positive().max(SESSION_LIST_MAX_LIMIT).optional(),
 });
 
 /**
@@ -229,6 +232,9 @@ export interface SessionCreateParams {
 export interface SessionListParams {
   /** Default (server): `all`. */
   status?: SessionStatusFilter;
-  /** Most sessions to return; default and maximum are the service's (not shown). */
+  /**
+   * Most sessions to return, 1 to 500 (the service answers a larger one with 400). Default:
+   * the service's (not shown).
+   */
   limit?: number;
 }

@@ -4,7 +4,12 @@ import { IdSchema } from './vocabulary.js';
 
 const session_id = IdSchema;
 
-export const NavigateParamsSchema = z.looseObject({ session_id, url: z.string().min(1) });
+/** An absolute URL (`https://…`, `data:…`, `about:blank`): a relative one has no page to resolve against. */
+const absoluteUrl = z
+  .string()
+  .refine((url) => URL.canParse(url), 'must be an absolute URL such as https://example.com');
+
+export const NavigateParamsSchema = z.looseObject({ session_id, url: absoluteUrl });
 export const SessionParamsSchema = z.looseObject({ session_id });
 export const ExecuteCodeParamsSchema = z.looseObject({ session_id, code: z.string().min(1) });
 export const ClickParamsSchema = z.looseObject({ session_id, selector: z.string().min(1) });

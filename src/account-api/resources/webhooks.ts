@@ -6,49 +6,50 @@
  * Secrets returned by create and rotate are registered for redaction at once, and print as
  * `[REDACTED]` under `util.inspect` and `JSON.stringify` (the property itself stays readable).
  */
-import type { CallOptions } from '../http/call-options.js';
-import { fullyRedacted, hideFields } from '../http/hidden-fields.js';
-import { parseRequest } from '../http/request-validation.js';
-import type { Transport } from '../http/transport.js';
+import type { CallOptions } from '../../http/call-options.js';
+import { fullyRedacted, hideFields } from '../../http/hidden-fields.js';
+import { idSegment } from '../../http/path.js';
+import { parseRequest } from '../../http/request-validation.js';
+import { Resource } from '../../http/resource.js';
+import { listOf } from '../schemas/list.js';
 import {
   type CreatedWebhook,
-  createdWebhookSchema,
+  CreatedWebhookSchema,
   type EventType,
-  eventTypeSchema,
-  listOf,
-  rotationSchema,
+  EventTypeSchema,
+  RotationSchema,
   type SecretRotation,
   type Webhook,
   type WebhookCreateParams,
+  WebhookInputSchema,
+  WebhookPatchSchema,
   type WebhookReplaceParams,
-  webhookInputSchema,
-  webhookSchema,
-} from './schemas.js';
+  WebhookSchema,
+} from '../schemas/webhooks.js';
 
-const path = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
+/** `/webhooks/<id>`, the id checked (an empty one would address the collection) and encoded. */
+const path = (what: string, id: unknown) => `/webhooks/${idSegment(what, 'id', id)}`;
 const secretMask = { secret: fullyRedacted };
 
-export class Webhooks {
-  constructor(private readonly transport: Transport) {}
-
+export class Webhooks extends Resource {
   list(options: CallOptions = {}): Promise<Webhook[]> {
     return this.transport.request({
       ...options,
       method: 'GET',
       path: '/webhooks',
-      schema: listOf(webhookSchema),
+      schema: listOf(WebhookSchema),
       what: 'webhooks.list',
     });
   }
 
   async create(params: WebhookCreateParams, options: CallOptions = {}): Promise<CreatedWebhook> {
-    const body = parseRequest('webhooks.create', webhookInputSchema, params);
+    const body = parseRequest('webhooks.create', WebhookInputSchema, params);
     const created = await this.transport.request({
       ...options,
       method: 'POST',
       path: '/webhooks',
       body,
-      schema: createdWebhookSchema,
+      schema: CreatedWebhookSchema,
       what: 'webhooks.create',
     });
     return hideFields(created, secretMask);
@@ -58,8 +59,8 @@ export class Webhooks {
     return this.transport.request({
       ...options,
       method: 'GET',
-      path: path(id),
-      schema: webhookSchema,
+      path: path('webhooks.retrieve', id),
+      schema: WebhookSchema,
       what: `webhooks.retrieve(${id})`,
     });
   }
@@ -70,25 +71,31 @@ export class Webhooks {
     params: WebhookReplaceParams,
     options: CallOptions = {},
   ): Promise<Webhook> {
-    const body = parseRequest('webhooks.replace', webhookInputSchema.required(), params);
+    const segment = path('webhooks.replace', id);
+    const body = parseRequest('webhooks.replace', WebhookInputSchema.required(), params);
     const replaced = await this.transport.request<unknown>({
       ...options,
       method: 'PUT',
-      path: path(id),
+      path: segment,
       body,
       what: `webhooks.replace(${id})`,
     });
     // The PUT answer's shape is not documented: fall back to what was sent.
-    const parsed = webhookSchema.safeParse(replaced);
+    const parsed = WebhookSchema.safeParse(replaced);
     return parsed.success ? parsed.data : { ...body };
   }
 
-  /** Reads the webhook, applies `patch`, and PUTs the complete result. */
+  /**
+   * Reads the webhook, applies `patch`, and PUTs the complete result. The patch is checked
+   * first: a bad one sends nothing, not even the read.
+   */
   async update(
     id: string,
     patch: Partial<WebhookReplaceParams>,
     options: CallOptions = {},
   ): Promise<Webhook> {
+    path('webhooks.update', id);
+    parseRequest('webhooks.update', WebhookPatchSchema, patch, { argument: 'patch' });
     const current = await this.retrieve(id, options);
     const merged: WebhookReplaceParams = {
       url: patch.url ?? current.url,
@@ -112,7 +119,7 @@ export class Webhooks {
     await this.transport.request({
       ...options,
       method: 'DELETE',
-      path: path(id),
+      path: path('webhooks.delete', id),
       what: `webhooks.delete(${id})`,
     });
   }
@@ -126,8 +133,8 @@ export class Webhooks {
     const rotation = await this.transport.request({
       ...options,
       method: 'POST',
-      path: `${path(id)}/rotate-secret`,
-      schema: rotationSchema,
+      path: `${path('webhooks.rotateSecret', id)}/rotate-secret`,
+      schema: RotationSchema,
       what: `webhooks.rotateSecret(${id})`,
     });
     return hideFields(rotation, secretMask);
@@ -138,7 +145,7 @@ export class Webhooks {
       ...options,
       method: 'GET',
       path: '/webhooks/event-types',
-      schema: listOf(eventTypeSchema),
+      schema: listOf(EventTypeSchema),
       what: 'webhooks.eventTypes',
     });
   }

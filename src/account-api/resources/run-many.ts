@@ -5,18 +5,27 @@
  * RunManyError carries the request ids already submitted (their credits are spent; their rows
  * can still be read with `queries.results`).
  */
-import { RemoteBrowserError } from '../http/errors.js';
-import { parseRequest } from '../http/request-validation.js';
-import { chunk } from './batches.js';
-import type { Queries, WaitOptions } from './queries.js';
+import type { CallOptions } from '../../http/call-options.js';
+import { RemoteBrowserError } from '../../http/errors.js';
+import { parseRequest } from '../../http/request-validation.js';
+import { chunk } from '../batches.js';
+import { LIMITS } from '../schemas/limits.js';
 import {
   type Batch,
-  LIMITS,
   type ResultRow,
   type RunManyParams,
-  runManyParamsSchema,
-} from './schemas.js';
-import { rejectUnavailablePlatforms } from './validate.js';
+  RunManyParamsSchema,
+  type SubmitParams,
+  type SubmitResponse,
+} from '../schemas/queries.js';
+import { rejectUnavailablePlatforms } from '../validate.js';
+import { checkWaitOptions, type WaitOptions } from './wait-options.js';
+
+/** What `runMany` needs of the queries resource. */
+export interface BatchRunner {
+  submit(params: SubmitParams, options: CallOptions): Promise<SubmitResponse>;
+  wait(requestId: string, options: WaitOptions): Promise<Batch>;
+}
 
 export interface RunManyProgress {
   submitsTotal: number;
@@ -56,12 +65,14 @@ export class RunManyError extends RemoteBrowserError {
 }
 
 export async function runMany(
-  queries: Queries,
+  queries: BatchRunner,
   params: RunManyParams,
   options: RunManyOptions,
   allowUnavailablePlatforms: boolean,
 ): Promise<RunManyResult> {
-  const input = parseRequest('queries.runMany', runManyParamsSchema, params);
+  const input = parseRequest('queries.runMany', RunManyParamsSchema, params);
+  // onProgress differs in type from wait's, not in the rule: a function.
+  checkWaitOptions('queries.runMany', options as WaitOptions);
   rejectUnavailablePlatforms('queries.runMany', input.platforms, allowUnavailablePlatforms);
   const plan = chunk(input.questions, LIMITS.questionsPerSubmit).flatMap((questions) =>
     chunk(input.locations, LIMITS.locationsPerSubmit).map((locations) => ({

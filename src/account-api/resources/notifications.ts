@@ -1,28 +1,39 @@
 /** `/notifications/`: the unread queue. Listing returns unread only; marking read is a DELETE. */
-import type { CallOptions } from '../http/call-options.js';
-import { isNotFoundError } from '../http/errors.js';
-import type { Transport } from '../http/transport.js';
-import { listOf, type Notification, notificationSchema } from './schemas.js';
+import type { CallOptions } from '../../http/call-options.js';
+import { isNotFoundError } from '../../http/errors.js';
+import { idSegment } from '../../http/path.js';
+import { rejectField } from '../../http/request-validation.js';
+import { Resource } from '../../http/resource.js';
+import { listOf } from '../schemas/list.js';
+import {
+  NOTIFICATION_ID,
+  type Notification,
+  NotificationSchema,
+} from '../schemas/notifications.js';
 
-export class Notifications {
-  constructor(private readonly transport: Transport) {}
-
+export class Notifications extends Resource {
   list(options: CallOptions = {}): Promise<Notification[]> {
     return this.transport.request({
       ...options,
       method: 'GET',
       path: '/notifications/',
-      schema: listOf(notificationSchema),
+      schema: listOf(NotificationSchema),
       what: 'notifications.list',
     });
   }
 
+  /** `notificationId` is a UUID (checked before sending). */
   async markRead(notificationId: string, options: CallOptions = {}): Promise<void> {
+    const what = 'notifications.markRead';
+    const segment = idSegment(what, 'notificationId', notificationId);
+    if (!NOTIFICATION_ID.test(notificationId)) {
+      rejectField(what, 'notificationId', 'must be a UUID, as `notifications.list()` returns it');
+    }
     await this.transport.request({
       ...options,
       method: 'DELETE',
-      path: `/notifications/${encodeURIComponent(notificationId)}`,
-      what: `notifications.markRead(${notificationId})`,
+      path: `/notifications/${segment}`,
+      what: `${what}(${notificationId})`,
     });
   }
 

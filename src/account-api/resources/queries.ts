@@ -3,34 +3,31 @@
  * only by polling (there is no webhook for results), so every poll goes through the client's
  * shared balance+results limiter: many batches waited on at once stay within 100/min together.
  */
-import type { CallOptions } from '../http/call-options.js';
-import { poll } from '../http/polling.js';
-import type { RateLimiter } from '../http/rate-limiter.js';
-import { parseRequest } from '../http/request-validation.js';
-import type { Transport } from '../http/transport.js';
-import { type RunManyOptions, type RunManyResult, runMany } from './run-many.js';
+import type { CallOptions } from '../../http/call-options.js';
+import { idSegment } from '../../http/path.js';
+import { poll } from '../../http/polling.js';
+import type { RateLimiter } from '../../http/rate-limiter.js';
+import { parseRequest } from '../../http/request-validation.js';
+import { Resource } from '../../http/resource.js';
+import type { Transport } from '../../http/transport.js';
 import {
   type Batch,
-  batchSchema,
+  BatchSchema,
   type RunManyParams,
   type SubmitParams,
+  SubmitParamsSchema,
   type SubmitResponse,
-  submitParamsSchema,
-  submitResponseSchema,
-} from './schemas.js';
-import { rejectUnavailablePlatforms } from './validate.js';
-
-export interface WaitOptions extends CallOptions {
-  /**
-   * Milliseconds to wait for every row to settle. Default 600000 (10 minutes): most rows take
-   * 20–90 s, "occasionally longer". `0` or `Infinity` waits forever.
-   */
-  timeout?: number | undefined;
-  /** Pause between polls. Default 3000 ms (the spec: "every few seconds"). */
-  intervalMs?: number | undefined;
-  /** Called with every polled batch, the final one included. */
-  onProgress?: ((batch: Batch) => void) | undefined;
-}
+  SubmitResponseSchema,
+} from '../schemas/queries.js';
+import { rejectUnavailablePlatforms } from '../validate.js';
+import { type RunManyOptions, type RunManyResult, runMany } from './run-many.js';
+import {
+  checkWaitOptions,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_WAIT_TIMEOUT_MS,
+  isPending,
+  type WaitOptions,
+} from './wait-options.js';
 
 export interface QueriesConfig {
   transport: Transport;
@@ -39,53 +36,56 @@ export interface QueriesConfig {
   allowUnavailablePlatforms: boolean;
 }
 
-export const DEFAULT_WAIT_TIMEOUT_MS = 600_000;
-export const DEFAULT_POLL_INTERVAL_MS = 3_000;
+export class Queries extends Resource {
+  readonly #config: QueriesConfig;
 
-/** True while any row of the batch is still `pending`. */
-export function isPending(batch: Batch): boolean {
-  return batch.results.some((row) => row.status === 'pending');
-}
-
-export class Queries {
-  constructor(private readonly config: QueriesConfig) {}
+  constructor(config: QueriesConfig) {
+    super(config.transport);
+    this.#config = config;
+  }
 
   /**
    * Submits one batch (≤20 questions, ≤10 locations). Validated first: an invalid call sends
-   * nothing. Never retried after it may have reached the service (a retry could charge twice).
+   * nothing. Paced at 20 per minute (the wait is not part of `timeout`). Sent again only after a
+   * 429 (the service wrote and charged nothing) or a connection that never opened: after any
+   * other failure it may have reached the service, and a retry could charge twice. Countries
+   * are checked for their shape only: which ones the assistants serve is the service's call.
    */
   async submit(params: SubmitParams, options: CallOptions = {}): Promise<SubmitResponse> {
-    const body = parseRequest('queries.submit', submitParamsSchema, params);
+    const body = parseRequest('queries.submit', SubmitParamsSchema, params);
     rejectUnavailablePlatforms(
       'queries.submit',
       body.platforms,
-      this.config.allowUnavailablePlatforms,
+      this.#config.allowUnavailablePlatforms,
     );
-    return this.config.transport.request({
+    return this.transport.request({
       ...options,
       method: 'POST',
       path: '/llm/submit/',
       body,
-      limiter: this.config.submitLimiter,
-      schema: submitResponseSchema,
+      limiter: this.#config.submitLimiter,
+      schema: SubmitResponseSchema,
       what: 'queries.submit',
     });
   }
 
   /** Every row of a batch; each row has its own status. */
   results(requestId: string, options: CallOptions = {}): Promise<Batch> {
-    return this.config.transport.request({
+    const segment = idSegment('queries.results', 'requestId', requestId);
+    return this.transport.request({
       ...options,
       method: 'GET',
-      path: `/llm/results/${encodeURIComponent(requestId)}/`,
-      limiter: this.config.readLimiter,
-      schema: batchSchema,
+      path: `/llm/results/${segment}/`,
+      limiter: this.#config.readLimiter,
+      schema: BatchSchema,
       what: `queries.results(${requestId})`,
     });
   }
 
   /** Polls until no row is pending; resolves with the settled batch. */
-  wait(requestId: string, options: WaitOptions = {}): Promise<Batch> {
+  async wait(requestId: string, options: WaitOptions = {}): Promise<Batch> {
+    idSegment('queries.wait', 'requestId', requestId);
+    checkWaitOptions('queries.wait', options);
     return poll((call) => this.results(requestId, { signal: call.signal }), {
       what: `queries.wait(${requestId})`,
       intervalMs: options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS,
@@ -98,6 +98,7 @@ export class Queries {
 
   /** `submit` then `wait`. */
   async run(params: SubmitParams, options: WaitOptions = {}): Promise<Batch> {
+    checkWaitOptions('queries.run', options);
     const submitted = await this.submit(params, { signal: options.signal });
     return this.wait(submitted.request_id, options);
   }
@@ -107,7 +108,7 @@ export class Queries {
    * locations each), paced by the submit limiter, waited on together, merged.
    */
   runMany(params: RunManyParams, options: RunManyOptions = {}): Promise<RunManyResult> {
-    return runMany(this, params, options, this.config.allowUnavailablePlatforms);
+    return runMany(this, params, options, this.#config.allowUnavailablePlatforms);
   }
 }
 
