@@ -18,14 +18,15 @@ export interface ParseOptions {
 
 /**
  * Parses `input` with `schema`, or throws a RequestValidationError naming `what` and each
- * field.
+ * field. `wording` is the options, or just their `describe`.
  */
 export function parseRequest<S extends z.ZodType>(
   what: string,
   schema: S,
   input: unknown,
-  options: ParseOptions = {},
+  wording: ParseOptions | ((issue: RequestIssue) => string) = {},
 ): z.output<S> {
+  const options = typeof wording === 'function' ? { describe: wording } : wording;
   const argument = options.argument ?? 'params';
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     rejectField(what, argument, `must be an object (got ${shown(input)})`);

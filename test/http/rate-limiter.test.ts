@@ -4,18 +4,23 @@ import { RateLimiter } from '../../src/http/rate-limiter.js';
 
 describe('RateLimiter', () => {
   it('never lets more than `limit` requests start within any window', async () => {
-    const limiter = new RateLimiter({ limit: 5, windowMs: 200 });
+    // A virtual clock: grant times are exact, whatever the machine's load.
+    let now = 0;
+    const limiter = new RateLimiter({
+      limit: 5,
+      windowMs: 200,
+      now: () => now,
+      sleep: async (ms, signal) => {
+        await new Promise((r) => setImmediate(r)); // let the granted callers record `now` first
+        signal.throwIfAborted(); // a sleep cut short (the limiter was woken) moves no time
+        now += ms;
+      },
+    });
     const starts: number[] = [];
-    const t0 = Date.now();
     await Promise.all(
-      Array.from({ length: 12 }, () => limiter.acquire().then(() => starts.push(Date.now() - t0))),
+      Array.from({ length: 12 }, () => limiter.acquire().then(() => starts.push(now))),
     );
-    starts.sort((a, b) => a - b);
-    for (let i = 0; i + 5 < starts.length; i++) {
-      // the 6th start after any start is at least one window later
-      expect((starts[i + 5] as number) - (starts[i] as number)).toBeGreaterThanOrEqual(195);
-    }
-    expect(starts[4]).toBeLessThan(100);
+    expect(starts).toEqual([0, 0, 0, 0, 0, 200, 200, 200, 200, 200, 400, 400]);
   });
 
   it('serves waiters in arrival order', async () => {
