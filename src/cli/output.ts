@@ -52,7 +52,9 @@ export class Output {
   }
 
   json(value: unknown): void {
-    this.io.stdout(this.clean(JSON.stringify(value, null, 2)));
+    // The library's objects mask their secrets in toJSON; --show-secrets prints the plain fields.
+    const shown = this.mode.showSecrets ? plain(value) : value;
+    this.io.stdout(this.clean(JSON.stringify(shown, null, 2)));
   }
 
   /** `--json` prints `value`; otherwise `human()` prints what people read. */
@@ -88,6 +90,13 @@ export class Output {
       this.line(`${this.paint.dim(`${key}:`.padEnd(width + 1))} ${cell(value)}`);
     }
   }
+}
+
+/** A deep copy of own enumerable fields: no toJSON hooks. */
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
 }
 
 export function cell(value: unknown): string {

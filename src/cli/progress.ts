@@ -90,8 +90,10 @@ export function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-function clip(text: string, columns = 80): string {
-  return text.length > columns - 3 ? `${text.slice(0, columns - 4)}…` : text;
+/** Keeps a redrawn line on one terminal row (a pty without a size reports 0 columns). */
+function clip(text: string, columns: number | undefined): string {
+  const width = columns && columns >= 20 ? columns : 80;
+  return text.length > width - 3 ? `${text.slice(0, width - 4)}…` : text;
 }
 
 export interface LiveLines {
