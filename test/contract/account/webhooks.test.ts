@@ -10,7 +10,11 @@ import {
   verifyWebhook,
   webhookIdOf,
 } from '../../../src/account-api/index.js';
-import { BadRequestError, NotFoundError } from '../../../src/http/errors.js';
+import {
+  BadRequestError,
+  NotFoundError,
+  RequestValidationError,
+} from '../../../src/http/errors.js';
 import { json, startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { emulatorOnly } from '../target.js';
 import { type AccountTarget, startAccountTarget } from './target.js';
@@ -212,7 +216,13 @@ describe('account contract: notifications', () => {
   );
 
   it('answers 400 for a non-UUID id and 404 for an unknown one', async () => {
-    await expect(api.notifications.markRead('not-a-uuid')).rejects.toBeInstanceOf(BadRequestError);
+    // The client refuses a non-UUID before sending: the bare transport proves the service's answer.
+    await expect(
+      target.raw().request({ method: 'DELETE', path: '/notifications/not-a-uuid', what: 'x' }),
+    ).rejects.toBeInstanceOf(BadRequestError);
+    await expect(api.notifications.markRead('not-a-uuid')).rejects.toBeInstanceOf(
+      RequestValidationError,
+    );
     await expect(
       api.notifications.markRead('00000000-0000-4000-8000-000000000000'),
     ).rejects.toBeInstanceOf(NotFoundError);
