@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { downloadRows } from './download.js';
 import { launchRows } from './launch-rows.js';
 import { pollingRows } from './polling.js';
+import { prewarmRows } from './prewarm.js';
 import { slotQueueRows } from './slot-queue.js';
 import { type Row, renderTable } from './table.js';
 
@@ -33,6 +34,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P3'], run: () => slotQueueRows() },
   { ids: ['P4'], run: () => pollingRows() },
   { ids: ['P5'], run: () => downloadRows() },
+  { ids: ['P7'], run: () => prewarmRows((line) => process.stderr.write(`\n  ${line}`)) },
 ];
 
 /** P6 lives in bench/import-cost.ts (written with the lazy-loading work); absent, the row says so. */

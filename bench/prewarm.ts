@@ -5,15 +5,17 @@
  * short tests with prewarm 1, 2 and 4, to show where depth pays and what it costs in sessions.
  * Prints wall times, the ratio to worker scope, sessions created and the peak alive against the
  * bound workers x (1 + prewarm). Not a test.
- * Run: npx tsx bench/prewarm.ts   (builds nothing: run `npm run build` first)
+ * In `npm run bench` (rows P7); alone: npm run build && npx tsx bench/prewarm.ts
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { BrowserApi } from '../src/browser-api/index.js';
-import { startEmulator } from '../src/emulator/index.js';
+import { type EmulatorHandle, startEmulator } from '../src/emulator/index.js';
+import type { Row } from './table.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'node_modules/@playwright/test/cli.js');
@@ -21,17 +23,8 @@ const WORKERS = 2;
 const SESSION_START_MS = Number(process.env.BENCH_SESSION_START_MS ?? 3000);
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 50);
 
-const site = createServer((_req, res) => {
-  res.setHeader('content-type', 'text/html');
-  res.end('<!doctype html><title>Home</title><h1>Home</h1>');
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-const emulator = await startEmulator({
-  ffmpegPath: false,
-  sessionStartMs: SESSION_START_MS,
-  network: { rttMs: RTT_MS },
-});
+let emulator: EmulatorHandle;
+let siteUrl: string;
 
 interface Run {
   label: string;
@@ -126,59 +119,76 @@ async function runOnce(
   return { label, wallMs, created, peak, bound: WORKERS * (1 + prewarm), passed };
 }
 
-function table(title: string, runs: Run[], base: Run | undefined, goal?: (r: Run) => string) {
-  console.log(`\n${title}`);
-  console.log(
-    '  way                              wall     x worker   created  peak alive / bound  goal',
-  );
-  for (const r of runs) {
-    const ratio = base ? (r.wallMs / base.wallMs).toFixed(2) : '-';
-    console.log(
-      `  ${r.label.padEnd(32)} ${(r.wallMs / 1000).toFixed(1).padStart(5)} s  ${ratio.padStart(6)}x  ${String(r.created).padStart(7)}  ${String(r.peak).padStart(6)} / ${r.bound}        ${goal?.(r) ?? ''}`,
-    );
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const describeRun = (r: Run) =>
+  `${r.label}: ${seconds(r.wallMs)}, ${r.created} sessions, peak ${r.peak}/${r.bound}`;
+
+/** P7 rows: the goal row for ~3 s tests, and one row per pre-warm depth for short tests. */
+export async function prewarmRows(log: (line: string) => void = () => {}): Promise<Row[]> {
+  const site = createServer((_req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end('<!doctype html><title>Home</title><h1>Home</h1>');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  emulator = await startEmulator({
+    ffmpegPath: false,
+    sessionStartMs: SESSION_START_MS,
+    network: { rttMs: RTT_MS },
+  });
+  const rows: Row[] = [];
+  try {
+    const long = 12;
+    const longMs = SESSION_START_MS;
+    const worker = await runOnce('worker scope', long, longMs, { sessionScope: 'worker' });
+    log(describeRun(worker));
+    const cold = await runOnce('test scope, prewarm off', long, longMs, {
+      sessionScope: 'test',
+      prewarm: false,
+    });
+    log(describeRun(cold));
+    const warm = await runOnce('test scope, prewarm 1', long, longMs, { sessionScope: 'test' });
+    log(describeRun(warm));
+    const ratio = warm.wallMs / worker.wallMs;
+    rows.push({
+      id: 'P7',
+      what: `${long} tests of ~${longMs / 1000} s, ${WORKERS} workers, sessionStartMs ${SESSION_START_MS}, rtt ${RTT_MS} ms: test scope + prewarm 1 vs worker scope`,
+      goal: '≤ 1.10× worker scope; peak alive ≤ workers × (1 + prewarm)',
+      measured: `${ratio.toFixed(2)}× (worker ${seconds(worker.wallMs)}, prewarm ${seconds(warm.wallMs)}, no prewarm ${seconds(cold.wallMs)} = ${(cold.wallMs / worker.wallMs).toFixed(2)}×); ${warm.created} sessions for ${long} tests, peak ${warm.peak}/${warm.bound}`,
+      met: ratio <= 1.1 && warm.peak <= warm.bound,
+    });
+
+    const short = 12;
+    const shortMs = 300;
+    const base = await runOnce('worker scope (short)', short, shortMs, { sessionScope: 'worker' });
+    log(describeRun(base));
+    for (const prewarm of [false, 1, 2, 4] as const) {
+      const run = await runOnce(
+        `short, prewarm ${prewarm === false ? 'off' : prewarm}`,
+        short,
+        shortMs,
+        {
+          sessionScope: 'test',
+          prewarm,
+        },
+      );
+      log(describeRun(run));
+      rows.push({
+        id: 'P7',
+        what: `${short} tests of ~${shortMs} ms, test scope, prewarm ${prewarm === false ? 'off' : prewarm}`,
+        goal: 'informational: where depth pays; peak ≤ bound',
+        measured: `${(run.wallMs / base.wallMs).toFixed(2)}× worker scope (${seconds(run.wallMs)} vs ${seconds(base.wallMs)}); ${run.created} sessions, peak ${run.peak}/${run.bound}`,
+        met: run.peak <= run.bound,
+      });
+    }
+  } finally {
+    await emulator.close();
+    site.close();
   }
+  return rows;
 }
 
-try {
-  console.log(
-    `P7 pre-warming: ${WORKERS} workers, sessionStartMs ${SESSION_START_MS}, rttMs ${RTT_MS}, Chromium per session`,
-  );
-  const long = 12;
-  const longMs = SESSION_START_MS;
-  const worker = await runOnce('worker scope', long, longMs, { sessionScope: 'worker' });
-  const cold = await runOnce('test scope, prewarm off', long, longMs, {
-    sessionScope: 'test',
-    prewarm: false,
-  });
-  const warm = await runOnce('test scope, prewarm 1 (default)', long, longMs, {
-    sessionScope: 'test',
-  });
-  table(
-    `${long} tests of ~${longMs / 1000} s each (about one session start)`,
-    [worker, cold, warm],
-    worker,
-    (r) =>
-      r === warm
-        ? `<= 1.10x worker: ${r.wallMs / worker.wallMs <= 1.1 ? 'met' : 'MISSED'}; peak <= bound: ${r.peak <= r.bound ? 'met' : 'MISSED'}`
-        : '',
-  );
-
-  const short = 12;
-  const shortMs = 300;
-  const shortWorker = await runOnce('worker scope', short, shortMs, { sessionScope: 'worker' });
-  const shortRuns = [shortWorker];
-  for (const prewarm of [false, 1, 2, 4] as const) {
-    shortRuns.push(
-      await runOnce(`test scope, prewarm ${prewarm === false ? 'off' : prewarm}`, short, shortMs, {
-        sessionScope: 'test',
-        prewarm,
-      }),
-    );
-  }
-  table(`${short} short tests (~${shortMs} ms each)`, shortRuns, shortWorker, (r) =>
-    r.peak <= r.bound ? 'peak within bound' : 'PEAK OVER BOUND',
-  );
-} finally {
-  await emulator.close();
-  site.close();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { renderTable } = await import('./table.js');
+  console.log(renderTable(await prewarmRows((line) => console.error(line))));
 }
