@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // `e2e` drives real Chromium through the emulator (files named *.e2e.test.ts and the contract suite).
 export default defineConfig({
   test: {
+    // Fails the run when it leaves emulator work dirs, fake runtimes or Chromium temp dirs behind.
+    globalSetup: ['test/global/temp-leftovers.ts'],
     projects: [
       {
         extends: true,

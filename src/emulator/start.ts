@@ -13,7 +13,7 @@ import { SYNTHETIC_RECORDINGS_DIR } from './browser-service/synthetic-recording.
 import { EmulatorClock } from './clock.js';
 import type { EmulatorContext, LiveView } from './context.js';
 import { FaultRegistry } from './faults.js';
-import { openLatencyFront } from './network-model.js';
+import { type LatencyFront, openLatencyFront } from './network-model.js';
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { type RouteModule, Router } from './router.js';
 import {
@@ -62,11 +62,17 @@ export interface EmulatorParts {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const resolved = resolveOptions(options);
   const runtime = await createBrowserRuntime(resolved.runtime);
-  return startWithParts(resolved, {
-    runtime,
-    createProxy: createCdpProxy,
-    createLiveView,
-  });
+  try {
+    return await startWithParts(resolved, {
+      runtime,
+      createProxy: createCdpProxy,
+      createLiveView,
+    });
+  } catch (error) {
+    // A port in use, say: the runtime's work dir must not outlive the failed start.
+    await runtime.shutdown();
+    throw error;
+  }
 }
 
 const sameSecret = (a: string, b: string) =>
@@ -140,18 +146,27 @@ export async function startWithParts(
 
   const server = createEmulatorServer(ctx, router);
   const { rttMs } = options.network;
-  // With a network modelled, the server listens on a private port behind the latency front.
-  await listen(server, options.host, rttMs > 0 ? 0 : options.port);
-  const serverPort = (server.address() as AddressInfo).port;
-  const front =
-    rttMs > 0
-      ? await openLatencyFront({
-          target: `${options.host}:${serverPort}`,
-          rttMs,
-          host: options.host,
-          port: options.port,
-        })
-      : undefined;
+  let front: LatencyFront | undefined;
+  let serverPort: number;
+  try {
+    // With a network modelled, the server listens on a private port behind the latency front.
+    await listen(server, options.host, rttMs > 0 ? 0 : options.port);
+    serverPort = (server.address() as AddressInfo).port;
+    front =
+      rttMs > 0
+        ? await openLatencyFront({
+            target: `${options.host}:${serverPort}`,
+            rttMs,
+            host: options.host,
+            port: options.port,
+          })
+        : undefined;
+  } catch (error) {
+    server.close();
+    clock.cancelAll();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const port = front?.port ?? serverPort;
   origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
   log('info', `emulator listening on ${origin}${rttMs > 0 ? ` (modelled RTT ${rttMs} ms)` : ''}`);

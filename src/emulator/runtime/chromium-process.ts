@@ -1,5 +1,8 @@
 /** Spawning one headless Chromium and reading its DevTools endpoint from stderr. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { killGroup, trackGroup, waitForGroupGone } from './process-groups.js';
 
 /**
@@ -31,6 +34,28 @@ export function chromiumArgs(userDataDir: string): string[] {
   return args;
 }
 
+/** What Chromium puts under its TMPDIR for its singleton socket, the longest path it makes there. */
+const SINGLETON_SOCKET_SUFFIX = '/org.chromium.Chromium.XXXXXX/SingletonSocket';
+/** A unix socket path's limit on Linux (108 bytes of `sun_path`, with the terminating NUL). */
+const MAX_SOCKET_PATH = 107;
+
+/**
+ * A TMPDIR of its own for one Chromium, removed with its session: a killed browser cannot remove
+ * its `org.chromium.Chromium.*` singleton dir, so it must not land in the shared temp dir. Inside
+ * the runtime's work dir when the singleton socket's whole path fits a unix socket address
+ * there, else a short dir of its own in the temp dir; undefined (Chromium's default) when
+ * neither fits.
+ */
+export async function chromiumTempDir(workDir: string): Promise<string | undefined> {
+  for (const prefix of [join(workDir, 't'), join(tmpdir(), 'rbc-')]) {
+    // mkdtemp adds six characters.
+    if (prefix.length + 6 + SINGLETON_SOCKET_SUFFIX.length <= MAX_SOCKET_PATH) {
+      return mkdtemp(prefix);
+    }
+  }
+  return undefined;
+}
+
 export interface ChromiumProcess {
   pid: number;
   /** ws://127.0.0.1:<port>/devtools/browser/<uuid> */
@@ -48,10 +73,13 @@ export async function spawnChromium(
   executable: string,
   userDataDir: string,
   launchTimeoutMs: number,
+  /** Chromium's TMPDIR; default the process's own. */
+  tempDir?: string,
 ): Promise<ChromiumProcess> {
   const child: ChildProcess = spawn(executable, chromiumArgs(userDataDir), {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...(tempDir ? { env: { ...process.env, TMPDIR: tempDir } } : {}),
   });
   const pid = child.pid;
   if (pid === undefined) {

@@ -3,7 +3,7 @@ import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDebug } from '../../http/debug.js';
 import { CdpClient } from './cdp-client.js';
-import { type ChromiumProcess, spawnChromium } from './chromium-process.js';
+import { type ChromiumProcess, chromiumTempDir, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
 import { createPageActions } from './page-actions.js';
 import { Recorder } from './recorder.js';
@@ -31,12 +31,20 @@ export async function launchBrowser(
   const throwawayProfile = spec.userDataDir === undefined;
   const userDataDir = spec.userDataDir ?? join(sessionDir, 'profile');
   await mkdir(userDataDir, { recursive: true });
-  const removeProfile = () =>
-    throwawayProfile ? rm(userDataDir, { recursive: true, force: true }) : Promise.resolve();
+  const tempDir = await chromiumTempDir(config.workDir);
+  const removeProfile = async () => {
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    if (throwawayProfile) await rm(userDataDir, { recursive: true, force: true });
+  };
 
   let chromium: ChromiumProcess;
   try {
-    chromium = await spawnChromium(config.chromiumPath, userDataDir, config.launchTimeoutMs);
+    chromium = await spawnChromium(
+      config.chromiumPath,
+      userDataDir,
+      config.launchTimeoutMs,
+      tempDir,
+    );
   } catch (error) {
     await removeProfile();
     throw error;

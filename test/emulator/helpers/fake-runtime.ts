@@ -2,7 +2,7 @@
  * A stand-in for the Chromium runtime, for unit tests of the control plane (routes, limits,
  * timers) that must run without a browser. Chromium itself is covered by the *.e2e tests.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
@@ -104,6 +104,8 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
     liveProcessCount: () => control.launched.filter((b) => b.alive).length,
     async shutdown() {
       for (const browser of control.launched) browser.alive = false;
+      // The recordings it wrote live here: like the real runtime's work dir, gone at shutdown.
+      rmSync(dir, { recursive: true, force: true });
     },
   };
   return {
