@@ -17,6 +17,15 @@ export interface NewAccountInput {
   limits?: Partial<AccountLimits>;
 }
 
+export interface AccountView {
+  accountId: string;
+  purchased: boolean;
+  balance: number;
+  limits: AccountLimits;
+  /** Most of its sessions running at once since it was made (or the last reset): a limit check. */
+  peakRunningSessions: number;
+}
+
 export interface EmulatorState {
   runningSessions: number;
   chromiumProcesses: number;
@@ -32,6 +41,8 @@ export interface EmulatorState {
 
 export interface AdminClient {
   createAccount(input?: NewAccountInput): Promise<CreatedAccount>;
+  /** An account's purchase state, balance, limits and peak of concurrent sessions. */
+  account(accountId: string): Promise<AccountView>;
   /** Changes an account's limits (or purchase state, balance). */
   updateAccount(accountId: string, input: NewAccountInput): Promise<void>;
   /** A fresh browser token for an account (what the dashboard shows after the old one expired). */
@@ -69,6 +80,7 @@ export function createAdminClient(origin: string): AdminClient {
   };
   return {
     createAccount: (input = {}) => call('POST', '/accounts', input),
+    account: (accountId) => call('GET', `/accounts/${encodeURIComponent(accountId)}`),
     updateAccount: async (accountId, input) => {
       await call('PATCH', `/accounts/${encodeURIComponent(accountId)}`, input);
     },

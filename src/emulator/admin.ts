@@ -62,6 +62,7 @@ const accountView = (account: Account) => ({
   purchased: account.purchased,
   balance: account.balance,
   limits: account.limits,
+  peakRunningSessions: account.peakRunningSessions,
 });
 
 export function emulatorState(ctx: EmulatorContext) {

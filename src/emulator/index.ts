@@ -1,4 +1,5 @@
 export type {
+  AccountView,
   AdminClient,
   CreatedAccount,
   EmulatorState,

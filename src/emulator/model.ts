@@ -14,6 +14,8 @@ export interface Account {
   balance: number;
   limits: AccountLimits;
   createdAt: number;
+  /** Most sessions of the account running at once since it was made (or the last reset). */
+  peakRunningSessions: number;
 }
 
 export interface TokenRecord {

@@ -57,6 +57,7 @@ export class Store {
       balance: input.balance ?? this.config.defaultBalance,
       limits: { ...this.config.defaultLimits, ...input.limits },
       createdAt: this.clock.now(),
+      peakRunningSessions: 0,
     };
     this.accounts.set(id, account);
     return { account, token: this.issueToken(id) };
@@ -135,7 +136,10 @@ export class Store {
 
   /** Forgets everything except the given accounts (and their tokens). */
   clear(keepAccountIds: ReadonlySet<string> = new Set()): void {
-    for (const id of this.accounts.keys()) if (!keepAccountIds.has(id)) this.accounts.delete(id);
+    for (const [id, account] of this.accounts) {
+      if (keepAccountIds.has(id)) account.peakRunningSessions = 0;
+      else this.accounts.delete(id);
+    }
     for (const [token, record] of this.tokens) {
       if (!keepAccountIds.has(record.accountId)) this.tokens.delete(token);
     }

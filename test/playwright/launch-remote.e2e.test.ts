@@ -20,7 +20,7 @@ import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
 let emu: EmulatorHandle;
 let site: TestSite;
 let cacheDir: string;
-let account: { token: string; proxyPassword: string };
+let account: { accountId: string; token: string; proxyPassword: string };
 let api: BrowserApi;
 
 /** Running sessions of the current test's account (so one test's leak cannot blame another). */
@@ -235,6 +235,10 @@ describe('launchRemote (Playwright)', () => {
     );
     expect(runs).toEqual(['Home', 'Home', 'Home', 'Home']);
     expect(await running()).toBe(0);
+    // The limit held: never more than 2 of its sessions running at once.
+    const { peakRunningSessions } = await emu.admin.account(account.accountId);
+    expect(peakRunningSessions).toBeGreaterThanOrEqual(1);
+    expect(peakRunningSessions).toBeLessThanOrEqual(2);
   });
 
   it('fails fast with the service issues when the preflight rejects the targeting', async () => {

@@ -171,5 +171,9 @@ describe('launchRemote (Puppeteer): creates and the session limit', () => {
     );
     expect(titles).toEqual(['Home', 'Home', 'Home', 'Home']);
     expect(await api.sessions.list({ status: 'running' })).toHaveLength(0);
+    // The limit held: never more than 2 of its sessions running at once.
+    const { peakRunningSessions } = await emu.admin.account(account.accountId);
+    expect(peakRunningSessions).toBeGreaterThanOrEqual(1);
+    expect(peakRunningSessions).toBeLessThanOrEqual(2);
   });
 });

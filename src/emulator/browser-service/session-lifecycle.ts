@@ -113,6 +113,10 @@ export class SessionLifecycle {
     if (profile) this.#profilesInUse.set(profile.id, id);
     if (profile?.pinIp && !profile.pinned) profile.pinned = pinFromConfig(session.config);
     store.sessions.set(id, session);
+    account.peakRunningSessions = Math.max(
+      account.peakRunningSessions,
+      store.runningSessions(account.id).length,
+    );
     session.timers.push(
       clock.at(session.createdAt + session.maxMs, () => void this.end(session, 'max_duration')),
     );

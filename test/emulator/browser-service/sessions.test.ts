@@ -123,15 +123,24 @@ describe('concurrent session limit', () => {
   });
 
   it('counts creates still launching, so parallel creates never exceed the limit', async () => {
-    const { token, proxyPassword } = await emu.admin.createAccount({
+    const { accountId, token, proxyPassword } = await emu.admin.createAccount({
       limits: { concurrentSessions: 3 },
     });
     const other = client(emu.url, token);
-    const results = await Promise.all(
-      Array.from({ length: 6 }, () => create({}, other, proxyPassword)),
-    );
-    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
-    expect(results.filter((r) => r.status === 429)).toHaveLength(3);
+    // Launches long enough that all six creates arrive while the first ones are launching.
+    emu.control.launchDelayMs = 300;
+    const launchedBefore = emu.control.launched.length;
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => create({}, other, proxyPassword)),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+      expect(results.filter((r) => r.status === 429)).toHaveLength(3);
+    } finally {
+      emu.control.launchDelayMs = 25;
+    }
+    expect(emu.control.launched.length - launchedBefore).toBe(3);
+    expect((await emu.admin.account(accountId)).peakRunningSessions).toBe(3);
   });
 });
 

@@ -15,6 +15,7 @@ const account: Account = {
   balance: 1,
   limits: DEFAULT_LIMITS,
   createdAt: 0,
+  peakRunningSessions: 0,
 };
 
 const resolve = (body: Record<string, unknown>, profiles: ProfileRecord[] = []) =>

@@ -30,6 +30,11 @@ export interface FakeRuntimeControl {
   recordingsAvailable: boolean;
   /** Makes the next launch reject. */
   failNextLaunch: boolean;
+  /**
+   * How long each launch takes, in ms (default 25): like Chromium's, launches overlap, so what
+   * the control plane does while one is in flight (the limit check) is exercised.
+   */
+  launchDelayMs: number;
 }
 
 export function okActions(): PageActions {
@@ -53,6 +58,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
     recordingBytes: Buffer.alloc(4096, 7),
     recordingsAvailable: true,
     failNextLaunch: false,
+    launchDelayMs: 25,
   };
   let nextPid = 100_000;
   const runtime: BrowserRuntime = {
@@ -64,6 +70,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
     },
     chromiumPath: '/fake/chromium',
     async launch(spec) {
+      await new Promise((resolve) => setTimeout(resolve, control.launchDelayMs));
       if (control.failNextLaunch) {
         control.failNextLaunch = false;
         throw new Error('fake launch failure');
