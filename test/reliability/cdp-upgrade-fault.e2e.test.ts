@@ -12,7 +12,7 @@ let emu: EmulatorHandle;
 let api: BrowserApi;
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await startEmulator({ ffmpegPath: false });
   api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
 });
 afterAll(async () => {

@@ -126,7 +126,7 @@ export function defineFaultMatrix(lib: MatrixLibrary, options: MatrixOptions = {
   beforeAll(async () => {
     ledger = privateLedger('rb-faults-');
     rejections.start();
-    emu = await startEmulator();
+    emu = await startEmulator({ ffmpegPath: false });
   });
   afterEach(async () => {
     clearPreflightCache();

@@ -1,0 +1,282 @@
+/**
+ * The exit matrix: a process holding a remote session is interrupted in every way a user's
+ * process ends (signals with the exit hooks, SIGKILL with the watchdog, each also while the
+ * create is on the wire; a host with its own signal handler; the emulator in the same process;
+ * a Playwright Test worker that exits mid-test and a runner interrupted with Ctrl-C).
+ * Afterwards nothing may be running, and a `reapSessions()` over the process's ledger must
+ * report exactly the sessions that were still running (none, where the exit path is documented
+ * to end them itself).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { reapSessions } from '../../src/launch/reap.js';
+import { configFile } from '../fixture/harness.js';
+import { runSuite, writeSuite } from '../fixture/inline-suite.js';
+import { eventually } from '../helpers/pages.js';
+import { RejectionWatch } from './helpers.js';
+
+const CHILD = new URL('./fixtures/exit-child.ts', import.meta.url).pathname;
+const CREATE = { method: 'POST', path: '/api/v2/browser/sessions' } as const;
+
+let emu: EmulatorHandle;
+let api: BrowserApi;
+let scratch: string;
+const rejections = new RejectionWatch();
+
+beforeAll(async () => {
+  rejections.start();
+  scratch = mkdtempSync(join(tmpdir(), 'rb-exit-matrix-'));
+  emu = await startEmulator({ ffmpegPath: false });
+  api = new BrowserApi({ baseUrl: emu.url, token: emu.token });
+});
+afterEach(async () => {
+  await emu.admin.reset();
+});
+afterAll(async () => {
+  rejections.stop();
+  await api?.close();
+  await emu?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const running = async () => (await api.sessions.list({ status: 'running' })).length;
+
+interface Child {
+  proc: ChildProcess;
+  ledgerDir: string;
+  tmp: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+}
+
+let nextCase = 0;
+
+function spawnChild(mode: string): Child {
+  const base = join(scratch, `case-${nextCase++}`);
+  const ledgerDir = join(base, 'ledger');
+  const tmp = join(base, 'tmp');
+  mkdirSync(ledgerDir, { recursive: true });
+  mkdirSync(tmp, { recursive: true });
+  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: {
+      ...process.env,
+      CHILD_MODE: mode,
+      REMOTE_BROWSER_URL: emu.url,
+      REMOTE_BROWSER_TOKEN: emu.token,
+      REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
+      REMOTE_BROWSER_CACHE_DIR: ledgerDir,
+      TMPDIR: tmp,
+      DEBUG: undefined,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d) => {
+    out += d;
+  });
+  proc.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { proc, ledgerDir, tmp, output: () => out, exited };
+}
+
+async function launched(child: Child): Promise<void> {
+  await eventually(
+    () => /session \S+/.test(child.output()) || child.proc.exitCode !== null,
+    90_000,
+    'the child to launch',
+  );
+  if (!/session \S+/.test(child.output())) throw new Error(`child failed: ${child.output()}`);
+}
+
+/** The create reached the service (its session exists) while its answer is still held back. */
+async function createOnTheWire(child: Child): Promise<void> {
+  await eventually(
+    async () => child.output().includes('creating') && (await running()) === 1,
+    90_000,
+    'the create to be handled',
+  );
+  expect(child.output()).not.toMatch(/session \S+/);
+  expect((await emu.admin.listFaults()).length, 'the held-back answer is still pending').toBe(0);
+}
+
+/** Bounded wait for the exit (a hang is a failure, not a slow test). */
+async function exitOf(child: Child, withinMs = 30_000) {
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), withinMs);
+  const result = await child.exited;
+  clearTimeout(timer);
+  return result;
+}
+
+/**
+ * After the exit path: `settleMs` for its documented asynchronous part (the watchdog), then a
+ * reap over the child's ledger. Asserts the exit path left nothing running, that the reap's
+ * `ended` counts only sessions that were running, and that nothing is running afterwards.
+ */
+async function expectCleanAfter(child: Child, settleMs = 15_000): Promise<void> {
+  await eventually(async () => (await running()) === 0, settleMs, 'the exit path').catch(
+    () => undefined,
+  );
+  const leftByExitPath = await running();
+  const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
+  process.env.REMOTE_BROWSER_CACHE_DIR = child.ledgerDir;
+  let reaped: Awaited<ReturnType<typeof reapSessions>>;
+  try {
+    reaped = await reapSessions({ api });
+  } finally {
+    if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
+    else process.env.REMOTE_BROWSER_CACHE_DIR = previous;
+  }
+  expect(await running(), 'running after reap').toBe(0);
+  expect(reaped.failed).toEqual([]);
+  expect(reaped.ended.length, 'reap counts only sessions that were running').toBe(leftByExitPath);
+  expect(leftByExitPath, `sessions the exit path left running\n${child.output()}`).toBe(0);
+  await rejections.expectNone();
+}
+
+/** Chromium processes whose command line points into `dir` (the emulator's temp dirs). */
+function chromiumUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(dir)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+describe('exit matrix: launchRemote in a process that is ended', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} with installExitHooks(): the session is deleted and the process still dies of ${signal}`, async () => {
+      const child = spawnChild('hooks');
+      await launched(child);
+      expect(await running()).toBe(1);
+      child.proc.kill(signal);
+      expect((await exitOf(child)).signal).toBe(signal);
+      await expectCleanAfter(child, 0);
+    });
+  }
+
+  it('SIGKILL with startWatchdog(): the watchdog deletes the session', async () => {
+    const child = spawnChild('watchdog');
+    await launched(child);
+    child.proc.kill('SIGKILL');
+    await exitOf(child);
+    await expectCleanAfter(child);
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} with installExitHooks() while POST /sessions is on the wire`, async () => {
+      await emu.admin.injectFault({ ...CREATE, afterHandling: true, delayMs: 3000 });
+      const child = spawnChild('hooks');
+      await createOnTheWire(child);
+      child.proc.kill(signal);
+      await exitOf(child);
+      await expectCleanAfter(child, 10_000);
+    });
+  }
+
+  it('SIGKILL with startWatchdog() while POST /sessions is on the wire', async () => {
+    await emu.admin.injectFault({ ...CREATE, afterHandling: true, delayMs: 3000 });
+    const child = spawnChild('watchdog');
+    await createOnTheWire(child);
+    child.proc.kill('SIGKILL');
+    await exitOf(child);
+    await expectCleanAfter(child);
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`a host-owned ${signal} handler keeps its own shutdown; the hooks still delete the session`, async () => {
+      const child = spawnChild(`hooks host-${signal.toLowerCase()}`);
+      await launched(child);
+      child.proc.kill(signal);
+      const { code } = await exitOf(child);
+      expect(code).toBe(0);
+      expect(child.output()).toContain('host shutdown');
+      await expectCleanAfter(child, 0);
+    });
+  }
+
+  it('Ctrl-C ends a process that runs the emulator and installExitHooks() together, Chromium included', async () => {
+    const child = spawnChild('emulator hooks');
+    await launched(child);
+    expect(chromiumUnder(child.tmp).length).toBeGreaterThan(0);
+    child.proc.kill('SIGINT');
+    const { signal } = await exitOf(child, 20_000);
+    expect(signal, 'the process must end on Ctrl-C (not be killed by the test)').toBe('SIGINT');
+    await eventually(() => chromiumUnder(child.tmp).length === 0, 10_000, 'Chromium to end');
+    await rejections.expectNone();
+  });
+});
+
+describe('exit matrix: Playwright Test runs that are cut short', () => {
+  const env = () => ({
+    REMOTE_BROWSER_URL: emu.url,
+    REMOTE_BROWSER_TOKEN: emu.token,
+    REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
+    REMOTE_BROWSER_ACCOUNT_URL: undefined,
+    REMOTE_BROWSER_API_KEY: undefined,
+    DEBUG: undefined,
+    PWDEBUG: undefined,
+  });
+
+  const ledgerFor = () => {
+    const ledgerDir = join(scratch, `case-${nextCase++}`, 'ledger');
+    mkdirSync(ledgerDir, { recursive: true });
+    return ledgerDir;
+  };
+
+  it('a worker that calls process.exit() mid-test leaves no session running', async () => {
+    const ledgerDir = ledgerFor();
+    const dir = writeSuite('reliability-worker-exit', {
+      'playwright.config.ts': configFile({ remote: { sessionScope: 'worker' } }),
+      'a.spec.ts': `import { test } from 'remote-browser/test';
+
+test('exits its worker', async ({ page }) => {
+  await page.goto('about:blank');
+  process.exit(1);
+});
+`,
+    });
+    const run = await runSuite(dir, { env: { ...env(), REMOTE_BROWSER_CACHE_DIR: ledgerDir } });
+    expect(run.exitCode, run.output).toBe(1);
+    expect((await emu.admin.state()).sessions, 'the test did get a session').toBe(1);
+    await expectCleanAfter({ ledgerDir, output: () => run.output } as unknown as Child, 0);
+  });
+
+  it('Ctrl-C on the runner mid-test leaves no session running', async () => {
+    const ledgerDir = ledgerFor();
+    const dir = writeSuite('reliability-runner-sigint', {
+      'playwright.config.ts': configFile({ remote: { sessionScope: 'test' } }),
+      'a.spec.ts': `import { test } from 'remote-browser/test';
+
+test('runs long', async ({ page }) => {
+  await page.goto('about:blank');
+  await page.waitForTimeout(60_000);
+});
+`,
+    });
+    const run = await runSuite(dir, {
+      env: { ...env(), REMOTE_BROWSER_CACHE_DIR: ledgerDir },
+      onSpawn: (child) => {
+        void eventually(async () => (await running()) === 1, 90_000, 'the test to hold a session')
+          // A terminal's Ctrl-C signals the whole foreground process group.
+          .then(() => process.kill(-child.pid!, 'SIGINT'))
+          .catch(() => undefined);
+      },
+    });
+    expect(run.output).toMatch(/interrupted/i);
+    await expectCleanAfter({ ledgerDir, output: () => run.output } as unknown as Child, 15_000);
+  });
+});
