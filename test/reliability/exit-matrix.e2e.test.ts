@@ -44,6 +44,17 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+const IN_FLIGHT =
+  'launch: creates in flight are in the ledger and reconciled by the exit hook, the watchdog and reap (issue 11 §2)';
+const LEDGER_STATES =
+  'launch: a session the watchdog deleted is marked ended in the ledger; reap counts only running ones (issue 11 §2)';
+const SAME_PROCESS =
+  "launch/emu: the emulator's and the exit hooks' SIGINT handlers do not take each other for the host's (issue 11 §2)";
+
+/** `it`, or `it.fails` with the fix it waits for named in the title. */
+const test = (title: string, gap: string | undefined, fn: () => Promise<void>) =>
+  gap ? it.fails(`${title} [waiting for: ${gap}]`, fn) : it(title, fn);
+
 const running = async () => (await api.sessions.list({ status: 'running' })).length;
 
 interface Child {
@@ -168,26 +179,34 @@ describe('exit matrix: launchRemote in a process that is ended', () => {
     });
   }
 
-  it('SIGKILL with startWatchdog(): the watchdog deletes the session', async () => {
-    const child = spawnChild('watchdog');
-    await launched(child);
-    child.proc.kill('SIGKILL');
-    await exitOf(child);
-    await expectCleanAfter(child);
-  });
+  test(
+    'SIGKILL with startWatchdog(): the watchdog deletes the session',
+    LEDGER_STATES,
+    async () => {
+      const child = spawnChild('watchdog');
+      await launched(child);
+      child.proc.kill('SIGKILL');
+      await exitOf(child);
+      await expectCleanAfter(child);
+    },
+  );
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`${signal} with installExitHooks() while POST /sessions is on the wire`, async () => {
-      await emu.admin.injectFault({ ...CREATE, afterHandling: true, delayMs: 3000 });
-      const child = spawnChild('hooks');
-      await createOnTheWire(child);
-      child.proc.kill(signal);
-      await exitOf(child);
-      await expectCleanAfter(child, 10_000);
-    });
+    test(
+      `${signal} with installExitHooks() while POST /sessions is on the wire`,
+      IN_FLIGHT,
+      async () => {
+        await emu.admin.injectFault({ ...CREATE, afterHandling: true, delayMs: 3000 });
+        const child = spawnChild('hooks');
+        await createOnTheWire(child);
+        child.proc.kill(signal);
+        await exitOf(child);
+        await expectCleanAfter(child, 10_000);
+      },
+    );
   }
 
-  it('SIGKILL with startWatchdog() while POST /sessions is on the wire', async () => {
+  test('SIGKILL with startWatchdog() while POST /sessions is on the wire', IN_FLIGHT, async () => {
     await emu.admin.injectFault({ ...CREATE, afterHandling: true, delayMs: 3000 });
     const child = spawnChild('watchdog');
     await createOnTheWire(child);
@@ -208,16 +227,29 @@ describe('exit matrix: launchRemote in a process that is ended', () => {
     });
   }
 
-  it('Ctrl-C ends a process that runs the emulator and installExitHooks() together, Chromium included', async () => {
-    const child = spawnChild('emulator hooks');
-    await launched(child);
-    expect(chromiumUnder(child.tmp).length).toBeGreaterThan(0);
-    child.proc.kill('SIGINT');
-    const { signal } = await exitOf(child, 20_000);
-    expect(signal, 'the process must end on Ctrl-C (not be killed by the test)').toBe('SIGINT');
-    await eventually(() => chromiumUnder(child.tmp).length === 0, 10_000, 'Chromium to end');
-    await rejections.expectNone();
-  });
+  test(
+    'Ctrl-C ends a process that runs the emulator and installExitHooks() together, Chromium included',
+    SAME_PROCESS,
+    async () => {
+      const child = spawnChild('emulator hooks');
+      try {
+        await launched(child);
+        expect(chromiumUnder(child.tmp).length).toBeGreaterThan(0);
+        child.proc.kill('SIGINT');
+        const { signal } = await exitOf(child, 20_000);
+        expect(signal, 'the process must end on Ctrl-C (not be killed by the test)').toBe('SIGINT');
+        await eventually(() => chromiumUnder(child.tmp).length === 0, 10_000, 'Chromium to end');
+        await rejections.expectNone();
+      } finally {
+        // A child the test had to SIGKILL could not end its Chromium: do not leak it.
+        for (const pid of chromiumUnder(child.tmp)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {}
+        }
+      }
+    },
+  );
 });
 
 describe('exit matrix: Playwright Test runs that are cut short', () => {
