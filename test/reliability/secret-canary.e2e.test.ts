@@ -324,7 +324,8 @@ describe('secret canary', () => {
       'playwright.config.ts': configFile({
         trace: 'on',
         screenshot: 'on',
-        remote: { sessionScope: 'test' },
+        // Recordings are off in this emulator: the fixture must not wait for one.
+        remote: { sessionScope: 'test', recording: 'off' },
       }),
       'a.spec.ts': `import { expect, test } from 'remote-browser/test';
 
@@ -342,6 +343,7 @@ test('fails on purpose', async ({ page }) => {
     const watcher = new SessionWatcher(api).start();
     const result = await runSuite(dir, {
       args: ['--reporter=json,html'],
+      timeoutMs: 280_000,
       env: {
         REMOTE_BROWSER_URL: emu.url,
         REMOTE_BROWSER_TOKEN: account.token,
