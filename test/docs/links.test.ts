@@ -1,0 +1,32 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// The docs name files (docs/architecture.md's "one home of each job") and link each other; a
+// rename elsewhere must turn this red instead of leaving a reader at a dead end.
+const ROOT = resolve(import.meta.dirname, '../..');
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
+  f.endsWith('.md'),
+);
+
+describe('documentation references', () => {
+  it('every src/ path a document names exists', () => {
+    const missing = DOCS.flatMap((doc) =>
+      [...readFileSync(join(ROOT, doc), 'utf8').matchAll(/`(src\/[\w./-]+)`/g)]
+        .map((m) => m[1] as string)
+        .filter((path) => !existsSync(join(ROOT, path)))
+        .map((path) => `${doc}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('every relative link between documents points at a file', () => {
+    const broken = DOCS.flatMap((doc) =>
+      [...readFileSync(join(ROOT, doc), 'utf8').matchAll(/\]\(([^)#:\s]+\.md)(#[^)]*)?\)/g)]
+        .map((m) => m[1] as string)
+        .filter((link) => !existsSync(join(ROOT, dirname(doc), link)))
+        .map((link) => `${doc}: ${link}`),
+    );
+    expect(broken).toEqual([]);
+  });
+});
