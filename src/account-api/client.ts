@@ -94,6 +94,14 @@ export class AccountApi {
       // A 429 wrote and charged nothing, so even a submit is sent again after its Retry-After.
       unprocessedStatuses: [429],
       maxRateLimitWaitMs: options.rateLimits ? options.rateLimits.maxWaitMs : undefined,
+      // Routes without an identifier: a 404 there means the URL is not the API.
+      staticRoutes: [
+        '/llm/balance/',
+        '/llm/submit/',
+        '/webhooks',
+        '/webhooks/event-types',
+        '/notifications/',
+      ],
     });
     const limits = options.rateLimits;
     const limiter = (given: number | RateLimiter | undefined, fallback: number) =>

@@ -52,6 +52,16 @@ export class BrowserApi {
       timeout: options.timeout,
       retry: options.retry,
       dispatcher: options.dispatcher,
+      // Routes without an identifier: a 404 there means the URL is not the API.
+      staticRoutes: [
+        '/sessions',
+        '/sessions-async',
+        '/profiles',
+        '/proxy/options',
+        '/configurations/validate',
+        '/locations/*',
+        '/tools/*',
+      ],
     });
     this.sessions = new Sessions(this.#transport, config.proxyPassword);
     this.profiles = new Profiles(this.#transport);

@@ -53,6 +53,15 @@ export function normalizeOrigin(
   option: string,
   envVar: string,
 ): string {
+  // `localhost:8787` parses as a URL whose scheme is "localhost:": say what is missing instead.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    const hostPort = /^[\w.-]+(:\d+)?(\/.*)?$/.test(value);
+    throw new ConfigurationError(
+      hostPort
+        ? `${option} (or ${envVar}) has no scheme: use http://${value} (or https://${value} for a TLS service)`
+        : `${option} (or ${envVar}) must be an http(s) URL such as https://service.example; got a value that is not a URL`,
+    );
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -74,6 +83,15 @@ export function normalizeOrigin(
   return `${url.origin}${path}`;
 }
 
+/** One error for everything missing, each with where to find it: no fixing one at a time. */
+function missing(service: string, items: (string | false)[]): void {
+  const lines = items.filter((item): item is string => typeof item === 'string');
+  if (lines.length === 0) return;
+  throw new ConfigurationError(
+    `Missing ${service} configuration (${lines.length}): ${lines.map((l) => `\n  - ${l}`).join('')}`,
+  );
+}
+
 export function resolveBrowserConfig(
   input: BrowserConfigInput = {},
   env: Env = process.env,
@@ -84,16 +102,13 @@ export function resolveBrowserConfig(
     nonEmpty(input.proxyPassword) ?? nonEmpty(env.REMOTE_BROWSER_PROXY_PASSWORD);
   registerSecret(token);
   registerSecret(proxyPassword);
-  if (!baseUrl) {
-    throw new ConfigurationError(
-      'Missing browser service URL: pass `baseUrl` or set REMOTE_BROWSER_URL to the service origin (for a local emulator: run `remote-browser emulator` and export the lines it prints)',
-    );
-  }
-  if (!token) {
-    throw new ConfigurationError(
-      "Missing browser service token: pass `token` or set REMOTE_BROWSER_TOKEN. The token is shown on the account dashboard's browser page and is valid for 7 days",
-    );
-  }
+  missing('browser service', [
+    !baseUrl &&
+      'REMOTE_BROWSER_URL (or `baseUrl`): the service origin; for a local emulator run `remote-browser emulator` and export the lines it prints',
+    !token &&
+      "REMOTE_BROWSER_TOKEN (or `token`): shown on the account dashboard's browser page, valid for 7 days",
+  ]);
+  if (!baseUrl || !token) throw new Error('unreachable');
   return {
     token,
     baseUrl: normalizeOrigin(baseUrl, BROWSER_API_PATH, 'baseUrl', 'REMOTE_BROWSER_URL'),
@@ -108,16 +123,13 @@ export function resolveAccountConfig(
   const apiKey = nonEmpty(input.apiKey) ?? nonEmpty(env.REMOTE_BROWSER_API_KEY);
   const baseUrl = nonEmpty(input.baseUrl) ?? nonEmpty(env.REMOTE_BROWSER_ACCOUNT_URL);
   registerSecret(apiKey);
-  if (!baseUrl) {
-    throw new ConfigurationError(
-      'Missing account service URL: pass `baseUrl` or set REMOTE_BROWSER_ACCOUNT_URL to the service origin',
-    );
-  }
-  if (!apiKey) {
-    throw new ConfigurationError(
-      'Missing account API key: pass `apiKey` or set REMOTE_BROWSER_API_KEY. The key is shown in the Profile section of the account dashboard',
-    );
-  }
+  missing('account service', [
+    !baseUrl &&
+      'REMOTE_BROWSER_ACCOUNT_URL (or `baseUrl`): the account service origin; for a local emulator run `remote-browser emulator` and export the lines it prints',
+    !apiKey &&
+      'REMOTE_BROWSER_API_KEY (or `apiKey`): shown in the Profile section of the account dashboard',
+  ]);
+  if (!baseUrl || !apiKey) throw new Error('unreachable');
   return {
     apiKey,
     baseUrl: normalizeOrigin(baseUrl, ACCOUNT_API_PATH, 'baseUrl', 'REMOTE_BROWSER_ACCOUNT_URL'),

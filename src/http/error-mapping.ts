@@ -27,6 +27,8 @@ export interface ErrorResponse {
   body: unknown;
   headers: Record<string, string | string[] | undefined>;
   nowMs?: number;
+  /** What to change, appended to the message (e.g. the URL is not the API). */
+  hint?: string | undefined;
 }
 
 const AUTH_HINT: Record<ServiceName, string> = {
@@ -35,6 +37,20 @@ const AUTH_HINT: Record<ServiceName, string> = {
   account:
     'the account API key is missing or invalid. Copy it from the Profile section of the account dashboard into REMOTE_BROWSER_API_KEY (or the `apiKey` option)',
 };
+
+/**
+ * The 401 hint, once: when the service already says the token expired after 7 days (the
+ * emulator and the real service word it so), only what to set is added.
+ */
+function authMessage(service: ServiceName, said: string): string {
+  if (service === 'browser' && /7 days/i.test(said)) {
+    return `${said} (set REMOTE_BROWSER_TOKEN or the \`token\` option to the current token)`;
+  }
+  if (service === 'account' && /profile section/i.test(said)) {
+    return `${said} (set REMOTE_BROWSER_API_KEY or the \`apiKey\` option)`;
+  }
+  return `${said}: ${AUTH_HINT[service]}`;
+}
 
 function header(headers: ErrorResponse['headers'], name: string): string | undefined {
   const value = headers[name] ?? headers[name.toLowerCase()];
@@ -111,7 +127,8 @@ function serviceMessage(body: unknown, status: number): string {
 
 export function errorFromResponse(res: ErrorResponse): ApiError {
   const body = res.body;
-  const message = serviceMessage(body, res.status);
+  const said = serviceMessage(body, res.status);
+  const message = res.hint ? `${said}. ${res.hint}` : said;
   const requestId = header(res.headers, 'x-request-id');
   const init: ApiErrorInit = {
     status: res.status,
@@ -130,7 +147,7 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
     case 400:
       return new BadRequestError({ ...init, fieldErrors: fieldErrorsOf(body) });
     case 401:
-      return new AuthenticationError({ ...init, message: `${message}: ${AUTH_HINT[res.service]}` });
+      return new AuthenticationError({ ...init, message: authMessage(res.service, message) });
     case 402:
       return new PaymentRequiredError({ ...init, ...parseCredits(message) });
     case 403:

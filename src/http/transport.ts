@@ -11,6 +11,7 @@ import { type CallOptions, callScope, waitInScope } from './call-options.js';
 import { createDebug } from './debug.js';
 import { errorFromResponse, retryAfterOf, type ServiceName } from './error-mapping.js';
 import { ConnectionError, ResponseValidationError } from './errors.js';
+import { connectionHint, notTheApiHint } from './hints.js';
 import { RateLimitWait } from './rate-limit-wait.js';
 import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
 import {
@@ -55,6 +56,11 @@ export interface TransportOptions {
    * Default Infinity (bounded by the caller's signal only).
    */
   maxRateLimitWaitMs?: number | undefined;
+  /**
+   * Paths every deployment of the service has (a trailing `*` matches a prefix): a 404 there
+   * means the configured URL is not the API, and the error says so. Default: none.
+   */
+  staticRoutes?: readonly string[] | undefined;
 }
 
 export interface RequestSpec<T> extends CallOptions {
@@ -103,6 +109,7 @@ export class Transport {
   readonly #ownsDispatcher: boolean;
   readonly #unprocessed: ReadonlySet<number>;
   readonly #maxRateLimitWaitMs: number;
+  readonly #staticRoutes: readonly string[];
 
   constructor(options: TransportOptions) {
     this.service = options.service;
@@ -116,6 +123,7 @@ export class Transport {
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000 });
     this.#unprocessed = new Set(options.unprocessedStatuses ?? []);
     this.#maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY;
+    this.#staticRoutes = options.staticRoutes ?? [];
   }
 
   /** Full URL of an API path with its query string. */
@@ -177,9 +185,11 @@ export class Transport {
             idempotent || neverSent ? retryDelay(attempt, undefined, this.#retry) : undefined;
           debug(`✗ ${method} ${logPath}: ${(error as Error).message}`);
           if (delay === undefined || Date.now() + delay > scope.deadline) {
+            const hint = connectionHint(this.service, this.origin, error);
             throw new ConnectionError(
               `${spec.what}: ${method} ${logPath} failed without a response: ${(error as Error).message}` +
-                (neverSent ? '' : ' (the service may have received the request)'),
+                (neverSent ? '' : ' (the service may have received the request)') +
+                (hint ? `. ${hint}` : ''),
               { cause: error, requestSent: !neverSent },
             );
           }
@@ -200,6 +210,15 @@ export class Transport {
             path: logPath,
             body,
             headers: response.headers,
+            hint:
+              status === 404
+                ? notTheApiHint(
+                    this.service,
+                    `${this.origin}${this.apiPath}`,
+                    this.#isStaticRoute(spec.path),
+                    body,
+                  )
+                : undefined,
           });
           const safe = idempotent || this.#unprocessed.has(status);
           const delay =
@@ -281,6 +300,12 @@ export class Transport {
     }
     response.body.once('close', () => scope.dispose());
     return { status: response.statusCode, headers: response.headers, body: response.body };
+  }
+
+  #isStaticRoute(path: string): boolean {
+    return this.#staticRoutes.some((route) =>
+      route.endsWith('*') ? path.startsWith(route.slice(0, -1)) : path === route,
+    );
   }
 
   /** Releases pooled connections (only those of a dispatcher this transport created). */
