@@ -4,10 +4,13 @@
  * is handed off instead: it keeps running in the background and the session it returns is
  * deleted. The launch's own client is closed only after these clean-ups.
  */
-import type { BrowserApi, SessionCreated } from '../browser-api/index.js';
+import type { BrowserApi } from '../browser-api/index.js';
 import type { CallScope } from '../http/call-options.js';
 import { createDebug } from '../http/debug.js';
+import type { InFlightCreate } from './creates-in-flight.js';
 import { LaunchError } from './errors.js';
+import { recordEnded } from './ledger.js';
+import { isLostCreate, reconcile } from './lost-create.js';
 
 const debug = createDebug('launch');
 
@@ -32,18 +35,26 @@ function track(api: BrowserApi, work: Promise<unknown>): void {
 
 /** Lets `call` finish in the background, deletes what it returns; returns the launch's error. */
 export function handOffAbandonedCreate(
-  api: BrowserApi,
-  call: Promise<SessionCreated>,
+  create: InFlightCreate,
   scope: CallScope,
   what: string,
   error: unknown,
 ): LaunchError {
+  const { api, call } = create;
   track(
     api,
-    call.then(async (created) => {
-      debug(`deleting session ${created.id}: its launch gave up while it was being created`);
-      await api.sessions.end(created.id, { timeout: 30_000 });
-    }),
+    call.then(
+      async (created) => {
+        debug(`deleting session ${created.id}: its launch gave up while it was being created`);
+        await api.sessions.end(created.id, { timeout: 30_000 });
+        recordEnded(created.id);
+      },
+      async (late: unknown) => {
+        if (!isLostCreate(late)) return create.settle();
+        await reconcile(create, { waitForOthers: true, looks: 2 });
+        create.settle();
+      },
+    ),
   );
   return new LaunchError(
     `${what}: ${scope.abortError(what).message.replace(`${what}: `, '')} while the service was creating the session; it will be deleted as soon as the service answers (the create was not retried)`,

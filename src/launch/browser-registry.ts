@@ -1,7 +1,8 @@
 /** Native browser object → its remote session, for `sessionOf()` and `recordingOf()`. */
 import { LaunchError } from './errors.js';
-import type { OpenedSession, RemoteSessionInfo } from './open-session.js';
+import type { OpenedSession } from './open-session.js';
 import type { RecordingDownload } from './recordings.js';
+import type { RemoteSessionInfo } from './session-info.js';
 
 const sessions = new WeakMap<object, OpenedSession>();
 

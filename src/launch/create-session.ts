@@ -10,7 +10,8 @@ import type { BrowserApi, SessionCreated, SessionCreateParams } from '../browser
 import { type CallScope, raceAbort } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
 import { handOffAbandonedCreate } from './abandoned-create.js';
-import { isLostCreate, reconcileLostCreate, trackCreate } from './lost-create.js';
+import { beginCreate } from './creates-in-flight.js';
+import { isLostCreate, reconcileLostCreate } from './lost-create.js';
 import { waitForSlot } from './slot-wait.js';
 
 /** The create request's own timeout: long, because cutting it short is what orphans sessions. */
@@ -29,19 +30,20 @@ export async function createSession(
 ): Promise<SessionCreated> {
   const { scope, what } = options;
   for (let attempt = 0; ; attempt++) {
-    const started = Date.now();
-    const call = api.sessions.create(body, { timeout: CREATE_TIMEOUT_MS });
-    trackCreate(call);
+    const create = beginCreate(api, body, () =>
+      api.sessions.create(body, { timeout: CREATE_TIMEOUT_MS }),
+    );
     try {
-      return await raceAbort(call, scope, what);
+      return await raceAbort(create.call, scope, what);
     } catch (error) {
-      if (scope.signal.aborted) throw handOffAbandonedCreate(api, call, scope, what, error);
+      if (scope.signal.aborted) throw handOffAbandonedCreate(create, scope, what, error);
+      if (!isLostCreate(error)) create.settle();
       if (isRateLimitError(error) && options.waitForSlot) {
         await waitForSlot(error, attempt, scope, what);
         continue;
       }
       if (!isLostCreate(error)) throw error;
-      throw await reconcileLostCreate(api, body, started, what, error);
+      throw await reconcileLostCreate(create, what, error);
     }
   }
 }

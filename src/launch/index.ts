@@ -7,7 +7,6 @@ export {
   connectWithin,
   type OpenedSession,
   openSession,
-  type RemoteSessionInfo,
 } from './open-session.js';
 export type {
   ConnectOptions,
@@ -19,6 +18,7 @@ export { checkTargeting, clearPreflightCache, preflight, preflightKey } from './
 export { type EnsureProfileOptions, ensureProfile } from './profiles.js';
 export { type ReapOptions, type ReapResult, reapSessions } from './reap.js';
 export type { RecordingDownload } from './recordings.js';
+export type { RemoteSessionInfo } from './session-info.js';
 export { activeLeases, SessionLease } from './session-lease.js';
 export {
   SESSION_OPTION_KEYS,

@@ -2,20 +2,48 @@
  * A local ledger of the sessions this machine created, so a later run (or
  * `remote-browser sessions reap`) can end what a crashed run left behind. One JSON line per
  * event, appended with O_APPEND (atomic for lines this short, so processes can share it).
- * It holds ids, origins and pids only: never a token or a cdp_url.
+ * It holds ids, origins, pids, times and targeting only: never a token or a cdp_url.
+ *
+ * A session's state is its last line: `running` (created), `deleting` (a DELETE was sent and
+ * its outcome never recorded: a host's quick exit cut it off), `delete-failed` (the DELETE
+ * failed: still running, still this machine's job), or ended (`by` says who ended it: `close`,
+ * `watchdog`, `reap`, `kept` when the user kept it running, `gone` when it had already ended).
+ * A create in flight is an intent (`creating`) written before the request, with its targeting
+ * and time, settled when the create answers; an intent left open by a dead process is
+ * reconciled like a lost create.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+
+export type OpenState = 'running' | 'deleting' | 'delete-failed';
+export type EndedBy = 'close' | 'watchdog' | 'reap' | 'kept' | 'gone';
 
 export interface LedgerEntry {
   id: string;
   origin: string;
   pid: number;
   createdAt: string;
+  state: OpenState;
 }
 
-type LedgerLine = ({ op: 'created' } & LedgerEntry) | { op: 'ended'; id: string; at: string };
+/** A create that was sent and has not answered (yet). */
+export interface CreateIntent {
+  intent: string;
+  origin: string;
+  pid: number;
+  /** When the request left, ISO 8601: sessions created before it cannot be its own. */
+  at: string;
+  /** The targeting fields of the request (no secret: the proxy password is never here). */
+  targeting: Record<string, string>;
+}
+
+type LedgerLine =
+  | ({ op: 'created' } & Omit<LedgerEntry, 'state'>)
+  | { op: 'ended'; id: string; at: string; by?: EndedBy }
+  | { op: 'deleting' | 'delete-failed'; id: string; at: string }
+  | ({ op: 'creating' } & CreateIntent)
+  | { op: 'create-settled'; intent: string; at: string };
 
 /** `REMOTE_BROWSER_CACHE_DIR`, else the platform's cache dir + `/remote-browser`. */
 export function cacheDir(env: Record<string, string | undefined> = process.env): string {
@@ -39,41 +67,81 @@ function append(line: LedgerLine): void {
   }
 }
 
+const now = () => new Date().toISOString();
+
 export function recordCreated(id: string, origin: string): void {
-  append({ op: 'created', id, origin, pid: process.pid, createdAt: new Date().toISOString() });
+  append({ op: 'created', id, origin, pid: process.pid, createdAt: now() });
 }
 
-export function recordEnded(id: string): void {
-  append({ op: 'ended', id, at: new Date().toISOString() });
+export function recordEnded(id: string, by: EndedBy = 'close'): void {
+  append({ op: 'ended', id, at: now(), by });
 }
 
-/** Sessions recorded as created and not (yet) recorded as ended. */
-export function openEntries(): LedgerEntry[] {
+export function recordDeleting(id: string): void {
+  append({ op: 'deleting', id, at: now() });
+}
+
+export function recordDeleteFailed(id: string): void {
+  append({ op: 'delete-failed', id, at: now() });
+}
+
+export function recordCreating(intent: CreateIntent): void {
+  append({ op: 'creating', ...intent });
+}
+
+export function recordCreateSettled(intent: string): void {
+  append({ op: 'create-settled', intent, at: now() });
+}
+
+function readLines(): LedgerLine[] {
   let text: string;
   try {
     text = readFileSync(ledgerPath(), 'utf8');
   } catch {
     return [];
   }
-  const open = new Map<string, LedgerEntry>();
+  const lines: LedgerLine[] = [];
   for (const raw of text.split('\n')) {
     if (!raw.trim()) continue;
-    let line: LedgerLine;
     try {
-      line = JSON.parse(raw) as LedgerLine;
+      lines.push(JSON.parse(raw) as LedgerLine);
     } catch {
-      continue; // a torn line from a crash mid-write
+      // a torn line from a crash mid-write
     }
-    if (line.op === 'created')
-      open.set(line.id, {
-        id: line.id,
-        origin: line.origin,
-        pid: line.pid,
-        createdAt: line.createdAt,
-      });
-    else if (line.op === 'ended') open.delete(line.id);
   }
-  return [...open.values()];
+  return lines;
+}
+
+function replay(): { open: Map<string, LedgerEntry>; intents: Map<string, CreateIntent> } {
+  const open = new Map<string, LedgerEntry>();
+  const intents = new Map<string, CreateIntent>();
+  for (const line of readLines()) {
+    if (line.op === 'created') {
+      const { op: _op, ...entry } = line;
+      open.set(line.id, { ...entry, state: 'running' });
+    } else if (line.op === 'ended') {
+      open.delete(line.id);
+    } else if (line.op === 'deleting' || line.op === 'delete-failed') {
+      const entry = open.get(line.id);
+      if (entry) entry.state = line.op;
+    } else if (line.op === 'creating') {
+      const { op: _op, ...intent } = line;
+      intents.set(line.intent, intent);
+    } else if (line.op === 'create-settled') {
+      intents.delete(line.intent);
+    }
+  }
+  return { open, intents };
+}
+
+/** Sessions recorded as created and not (yet) recorded as ended, with their state. */
+export function openEntries(): LedgerEntry[] {
+  return [...replay().open.values()];
+}
+
+/** Creates that were sent and never settled (the process died, or it is still waiting). */
+export function openIntents(): CreateIntent[] {
+  return [...replay().intents.values()];
 }
 
 /** Ids every process on this machine has recorded, open or not (reconciliation skips them). */
@@ -88,15 +156,19 @@ export function knownIds(): Set<string> {
   }
 }
 
-/** Rewrites the ledger with only the open entries (after a reap). */
+/** Rewrites the ledger with only the open entries and intents (after a reap). */
 export function compact(): void {
-  const open = openEntries();
+  const { open, intents } = replay();
+  const lines: LedgerLine[] = [];
+  for (const { state, ...entry } of open.values()) {
+    lines.push({ op: 'created', ...entry });
+    if (state !== 'running') lines.push({ op: state, id: entry.id, at: now() });
+  }
+  for (const intent of intents.values()) lines.push({ op: 'creating', ...intent });
   try {
-    writeFileSync(
-      ledgerPath(),
-      open.map((e) => `${JSON.stringify({ op: 'created', ...e })}\n`).join(''),
-      { mode: 0o600 },
-    );
+    writeFileSync(ledgerPath(), lines.map((l) => `${JSON.stringify(l)}\n`).join(''), {
+      mode: 0o600,
+    });
   } catch {
     // best effort
   }

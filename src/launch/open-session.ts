@@ -13,19 +13,12 @@ import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
+import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
 import { SessionLease } from './session-lease.js';
-import { toWireSession } from './to-wire.js';
 
-/** What `sessionOf(browser)` returns. Holds no secret: the cdp_url stays inside. */
-export interface RemoteSessionInfo {
-  id: string;
-  /** Opens in any browser tab to watch the session live. */
-  liveViewUrl: string | undefined;
-  /** Host:port for remote-debugging clients. Treat it as a capability: anyone who can reach it controls the browser. */
-  debuggerAddress: string | undefined;
-  /** The targeting the service resolved for this session. */
-  config: Record<string, unknown>;
-}
+export type { RemoteSessionInfo } from './session-info.js';
+
+import { toWireSession } from './to-wire.js';
 
 export interface OpenedSession {
   readonly info: RemoteSessionInfo;
@@ -92,9 +85,7 @@ export async function openSession(
     throw error;
   }
 
-  const connection = await api.sessions
-    .connection(created.id, { timeout: 15_000 })
-    .catch(() => undefined);
+  const connection = await lookUpConnection(api, created.id);
   return leaseSession({ api, ownsApi, scope, created, connection, options, what });
 }
 
@@ -154,12 +145,7 @@ function leaseSession({
   what,
 }: LeaseInput): OpenedSession {
   const lease = new SessionLease(api, created.id);
-  const info: RemoteSessionInfo = {
-    id: created.id,
-    liveViewUrl: connection?.live_view_url,
-    debuggerAddress: connection?.debugger_address,
-    config: (connection?.config ?? {}) as Record<string, unknown>,
-  };
+  const info = sessionInfo(api, created.id, connection);
 
   const recordingDone =
     options.recording && !options.keepSession ? deferred<RecordingDownload>() : undefined;
@@ -179,8 +165,8 @@ function leaseSession({
       try {
         await lease.release();
       } catch (error) {
-        recordingDone?.reject(error);
-        if (ownsApi) await api.close();
+        // Still running and still ours: keep the client, and let a later close() try again.
+        finishing = undefined;
         throw error;
       }
       if (recordingDone && options.recording) {
@@ -214,13 +200,17 @@ function leaseSession({
       const reason = scope.signal.aborted
         ? scope.abortError(what).message.replace(`${what}: `, '')
         : redact(raw.split('\n')[0] ?? raw);
+      let deleted = true;
       const cleanup = await lease.release().then(
         () => 'the session was deleted',
-        (e: unknown) =>
-          `deleting the session failed too (${(e as Error).message}); run \`remote-browser sessions reap\``,
+        (e: unknown) => {
+          deleted = false;
+          return `and ${(e as Error).message}`;
+        },
       );
       scope.dispose();
-      if (ownsApi) await api.close();
+      // A session still running keeps its client, for the exit hooks and a later close().
+      if (ownsApi && deleted) await api.close();
       recordingDone?.reject(new LaunchError(`${what}: no recording: the connect failed`));
       return new LaunchError(
         `${what}: could not connect to session ${created.id}: ${reason}; ${cleanup}`,

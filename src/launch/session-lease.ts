@@ -1,11 +1,15 @@
 /**
  * A SessionLease owns one remote session's deletion: DELETE exactly once, however many of
- * close(), asyncDispose, 'disconnected', exit hooks and the watchdog ask for it.
+ * close(), asyncDispose, 'disconnected', exit hooks and the watchdog ask for it. A DELETE that
+ * fails leaves the session this process's job: it stays active (exit hooks and the watchdog
+ * still end it), the ledger marks it `delete-failed` (reap ends those by default), and the
+ * next release() tries again.
  */
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 import { isNotFoundError } from '../http/errors.js';
-import { recordCreated, recordEnded } from './ledger.js';
+import { LaunchError } from './errors.js';
+import { recordCreated, recordDeleteFailed, recordDeleting, recordEnded } from './ledger.js';
 
 const debug = createDebug('launch');
 
@@ -46,7 +50,7 @@ export class SessionLease {
     if (this.#release) return;
     this.#kept = true;
     // No longer ours to clean up: a later reap must not end a session the user kept.
-    recordEnded(this.id);
+    recordEnded(this.id, 'kept');
     this.#forget();
   }
 
@@ -55,23 +59,33 @@ export class SessionLease {
     this.#onReleased.push(fn);
   }
 
-  /** Deletes the session, once. A session that is already gone (404) counts as deleted. */
+  /**
+   * Deletes the session, once (concurrent and later calls share the one DELETE). A session that
+   * is already gone (404) counts as deleted. After a failed DELETE, the next call tries again.
+   */
   release(): Promise<void> {
     if (this.#kept) return Promise.resolve();
-    this.#release ??= this.#delete();
+    this.#release ??= this.#delete().catch((error: unknown) => {
+      this.#release = undefined;
+      throw error;
+    });
     return this.#release;
   }
 
   async #delete(): Promise<void> {
+    recordDeleting(this.id);
     try {
       await this.api.sessions.end(this.id, { timeout: 30_000 });
       debug(`session ${this.id} deleted`);
     } catch (error) {
       if (!isNotFoundError(error)) {
-        // Left in the ledger as open, so `reapSessions()` can end it later.
-        activeLeases.delete(this);
-        for (const l of listeners) l(this, 'closed');
-        throw error;
+        recordDeleteFailed(this.id);
+        throw new LaunchError(
+          `session ${this.id} is still running: deleting it failed (${(error as Error).message}). ` +
+            `close() again to retry, or end it with \`remote-browser sessions end ${this.id}\` ` +
+            '(`remote-browser sessions reap` ends every session whose delete failed)',
+          { cause: error, sessionId: this.id },
+        );
       }
     }
     recordEnded(this.id);

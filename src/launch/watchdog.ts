@@ -1,12 +1,15 @@
 /**
- * Opt-in watchdog: a detached child process that deletes this process's sessions if this
- * process dies without cleaning up (SIGKILL, OOM), when exit hooks cannot run.
+ * Opt-in watchdog: a detached child process that deletes this process's sessions, and
+ * reconciles its creates in flight, if this process dies without cleaning up (SIGKILL, OOM),
+ * when exit hooks cannot run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveBrowserConfig } from '../http/config.js';
+import { inFlightCreates, onCreateChange } from './creates-in-flight.js';
+import { ledgerPath } from './ledger.js';
 import { activeLeases, onLeaseChange } from './session-lease.js';
 
 export interface WatchdogOptions {
@@ -46,6 +49,7 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
       ...process.env,
       REMOTE_BROWSER_WATCHDOG_ORIGIN: config.baseUrl,
       REMOTE_BROWSER_WATCHDOG_TOKEN: config.token,
+      REMOTE_BROWSER_WATCHDOG_LEDGER: ledgerPath(),
     },
   });
   await new Promise<void>((resolve, reject) => {
@@ -57,10 +61,27 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
   const send = (message: object) => {
     if (child.connected) child.send(message);
   };
+  const intentOf = ({
+    intent,
+    at,
+    targeting,
+  }: {
+    intent: string;
+    at: string;
+    targeting: object;
+  }) => ({ intent, at, targeting });
   for (const lease of activeLeases) send({ add: lease.id });
-  const unsubscribe = onLeaseChange((lease, event) =>
+  for (const create of inFlightCreates.values()) send({ intent: intentOf(create.intent) });
+  const unsubscribeLeases = onLeaseChange((lease, event) =>
     send(event === 'opened' ? { add: lease.id } : { remove: lease.id }),
   );
+  const unsubscribeCreates = onCreateChange((intent, event) =>
+    send(event === 'started' ? { intent: intentOf(intent) } : { settled: intent.intent }),
+  );
+  const unsubscribe = () => {
+    unsubscribeLeases();
+    unsubscribeCreates();
+  };
   // Neither the child nor its channel may keep this process alive.
   child.unref();
   (child.channel as { unref?: () => void } | undefined)?.unref?.();

@@ -97,6 +97,18 @@ describe('process exit paths', () => {
     expect(await isRunning(run)).toBe(false);
   });
 
+  it('Ctrl-C ends a process that runs the emulator and installExitHooks together', async () => {
+    const run = await runChild('emulator hooks');
+    run.proc.kill('SIGINT');
+    // Before the fix each handler took the other for the host's and the process never exited.
+    const hung = new Promise<'hung'>((resolve) =>
+      setTimeout(() => resolve('hung'), 60_000).unref(),
+    );
+    const outcome = await Promise.race([run.exited, hung]);
+    if (outcome === 'hung') run.proc.kill('SIGKILL');
+    expect(outcome).toEqual({ code: null, signal: 'SIGINT' });
+  });
+
   it('the watchdog deletes the sessions of a parent that was SIGKILLed', async () => {
     const run = await runChild('watchdog');
     run.proc.kill('SIGKILL');

@@ -30,6 +30,8 @@ export interface FakeService {
   calls(method: string, path: RegExp): RecordedRequest[];
   /** Replaces the handling of matching requests (first match wins; later calls take precedence). */
   on(method: string, path: RegExp, handler: Handler): void;
+  /** Drops the overrides of `method` (the default handling applies again). */
+  off(method: string): void;
   /** Creates a session as the service would (used by handlers that "handle, then fail"). */
   createSession(body: string): FakeSession;
   /** A client on this service (closed by `close`). */
@@ -39,19 +41,22 @@ export interface FakeService {
 }
 
 const PREFIX = /^\/api\/v2\/browser/;
+/** Ids unique across services in one test process: the ledger outlives each service. */
+let services = 0;
 
 export async function startFakeService(): Promise<FakeService> {
   const server = await startTestServer();
   const sessions = new Map<string, FakeSession>();
   const overrides: { method: string; path: RegExp; handler: Handler }[] = [];
   const clients: BrowserApi[] = [];
+  const prefix = `s${++services}`;
   let next = 1;
 
   const createSession = (body: string): FakeSession => {
     const wire = body ? (JSON.parse(body) as Record<string, unknown>) : {};
     const { proxy_password: _secret, ...config } = wire;
     const session: FakeSession = {
-      id: `s-${next++}`,
+      id: `${prefix}-${next++}`,
       status: 'running',
       created_at: new Date().toISOString(),
       config,
@@ -89,8 +94,8 @@ export async function startFakeService(): Promise<FakeService> {
     const one = /^\/sessions\/([^/]+)$/.exec(path);
     if (req.method === 'DELETE' && one) {
       const s = sessions.get(decodeURIComponent(one[1] as string));
-      if (!s || s.status === 'ended')
-        return send(404, { error: { code: 'not_found', message: 'no such session' } });
+      if (!s) return send(404, { error: { code: 'not_found', message: 'no such session' } });
+      // Idempotent, like the service: deleting an ended session is also a success.
       s.status = 'ended';
       return send(200, { data: { status: 'success' } });
     }
@@ -113,6 +118,10 @@ export async function startFakeService(): Promise<FakeService> {
       server.requests.filter((r) => r.method === method && path.test(pathOf(r))),
     on(method, path, handler) {
       overrides.unshift({ method, path, handler });
+    },
+    off(method) {
+      for (let i = overrides.length - 1; i >= 0; i--)
+        if (overrides[i]?.method === method) overrides.splice(i, 1);
     },
     createSession,
     api() {

@@ -122,8 +122,8 @@ describe('SessionLease', () => {
   });
 
   it('after a double release, the watchdog of a SIGKILLed process ends only what is still held', async () => {
-    service.createSession('');
-    service.createSession('');
+    const first = service.createSession('').id;
+    const second = service.createSession('').id;
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', new URL('../fixtures/lease-child.ts', import.meta.url).pathname],
@@ -132,6 +132,7 @@ describe('SessionLease', () => {
           ...process.env,
           LEASE_CHILD_URL: service.origin,
           LEASE_CHILD_TOKEN: TOKEN,
+          LEASE_CHILD_IDS: `${first},${second}`,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -152,9 +153,15 @@ describe('SessionLease', () => {
     expect(out).toContain('released');
     child.kill('SIGKILL');
     await exited;
-    await eventually(() => service.sessions.get('s-2')?.status === 'ended', 15_000, 'the watchdog');
+    await eventually(
+      () => service.sessions.get(second)?.status === 'ended',
+      15_000,
+      'the watchdog',
+    );
     const deleted = service.calls('DELETE', DELETES).map((r) => r.url.split('/').pop());
-    expect(deleted.sort()).toEqual(['s-1', 's-2']);
+    expect(deleted.sort()).toEqual([first, second]);
+    // The watchdog records what it ended: a later reap neither DELETEs it again nor counts it.
+    await eventually(() => !openEntries().some((e) => e.id === second), 5000, 'the ledger line');
   });
 });
 

@@ -28,16 +28,22 @@ function killAllGroups(): void {
  */
 function onSignal(signal: NodeJS.Signals): void {
   killAllGroups();
-  if (process.listeners(signal).length === 1) {
+  // Handlers marked cooperative (installExitHooks()) re-raise on their own: they are not the host.
+  const host = process.listeners(signal).filter((l) => !(COOPERATIVE in l));
+  if (host.length === 0) {
     process.removeListener(signal, signalHandlers[signal]!);
     process.kill(process.pid, signal);
   }
 }
 
+/** The mark shared with remote-browser's exit hooks (Symbol.for: no import across layers). */
+const COOPERATIVE = Symbol.for('remote-browser.cooperative-signal-handler');
+const cooperative = (fn: () => void) => Object.defineProperty(fn, COOPERATIVE, { value: true });
+
 const signalHandlers: Partial<Record<NodeJS.Signals, () => void>> = {
-  SIGINT: () => onSignal('SIGINT'),
-  SIGTERM: () => onSignal('SIGTERM'),
-  SIGHUP: () => onSignal('SIGHUP'),
+  SIGINT: cooperative(() => onSignal('SIGINT')),
+  SIGTERM: cooperative(() => onSignal('SIGTERM')),
+  SIGHUP: cooperative(() => onSignal('SIGHUP')),
 };
 
 function installHooks(): void {

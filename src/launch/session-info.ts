@@ -1,0 +1,80 @@
+/**
+ * What `sessionOf(browser)` returns. The live view URL, debugger address and resolved config
+ * come from `GET /sessions/{id}/connection`; when that lookup failed, reading one of them
+ * fetches it again (in the background: the next read has it, or `await info.refresh()`), and
+ * each failure is said on the `remote-browser:launch` debug channel.
+ */
+import type { BrowserApi, SessionConnection } from '../browser-api/index.js';
+import { createDebug } from '../http/debug.js';
+
+const debug = createDebug('launch');
+
+/** What `sessionOf(browser)` returns. Holds no secret: the cdp_url stays inside. */
+export interface RemoteSessionInfo {
+  id: string;
+  /** Opens in any browser tab to watch the session live. Undefined until the connection lookup succeeds. */
+  readonly liveViewUrl: string | undefined;
+  /** Host:port for remote-debugging clients. Treat it as a capability: anyone who can reach it controls the browser. */
+  readonly debuggerAddress: string | undefined;
+  /** The targeting the service resolved for this session (empty until the connection lookup succeeds). */
+  readonly config: Record<string, unknown>;
+  /** Looks the connection up again if it is still unknown; resolves when that is done. */
+  refresh(): Promise<void>;
+}
+
+export function sessionInfo(
+  api: BrowserApi,
+  id: string,
+  initial: SessionConnection | undefined,
+): RemoteSessionInfo {
+  let connection = initial;
+  let pending: Promise<void> | undefined;
+  const refresh = (): Promise<void> => {
+    if (connection) return Promise.resolve();
+    pending ??= api.sessions
+      .connection(id, { timeout: 15_000 })
+      .then(
+        (found) => {
+          connection = found;
+        },
+        (error: unknown) =>
+          debug(
+            `session ${id}: GET /sessions/${id}/connection failed again (${(error as Error).message}); liveViewUrl and debuggerAddress stay unknown`,
+          ),
+      )
+      .finally(() => {
+        pending = undefined;
+      });
+    return pending;
+  };
+  const read = <T>(pick: (c: SessionConnection) => T): T | undefined => {
+    if (!connection) void refresh();
+    return connection ? pick(connection) : undefined;
+  };
+  return {
+    id,
+    get liveViewUrl() {
+      return read((c) => c.live_view_url);
+    },
+    get debuggerAddress() {
+      return read((c) => c.debugger_address);
+    },
+    get config() {
+      return (read((c) => c.config) ?? {}) as Record<string, unknown>;
+    },
+    refresh,
+  };
+}
+
+/** The first lookup, alongside the launch: a failure is reported, never thrown. */
+export function lookUpConnection(
+  api: BrowserApi,
+  id: string,
+): Promise<SessionConnection | undefined> {
+  return api.sessions.connection(id, { timeout: 15_000 }).catch((error: unknown) => {
+    debug(
+      `session ${id}: GET /sessions/${id}/connection failed (${(error as Error).message}); liveViewUrl and debuggerAddress are looked up again when asked for`,
+    );
+    return undefined;
+  });
+}

@@ -1,0 +1,222 @@
+/**
+ * The paths on which a session used to leak (issue 11 §2), against a scripted service on a real
+ * loopback server, with real child processes for the exit paths.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LaunchError } from '../../src/launch/errors.js';
+import { installExitHooks } from '../../src/launch/exit-hooks.js';
+import { openEntries, openIntents } from '../../src/launch/ledger.js';
+import { openSession } from '../../src/launch/open-session.js';
+import { reapSessions } from '../../src/launch/reap.js';
+import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
+import { json } from '../helpers/http-server.js';
+import { eventually } from '../helpers/pages.js';
+import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+
+let service: FakeService;
+let cacheDir: string;
+const previousCache = process.env.REMOTE_BROWSER_CACHE_DIR;
+const SESSIONS = /^\/sessions$/;
+const ONE = /^\/sessions\/[^/]+$/;
+const children: ChildProcess[] = [];
+let releaseHeld: () => void = () => {};
+
+beforeAll(() => {
+  cacheDir = mkdtempSync(join(tmpdir(), 'rb-leaks-'));
+  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+});
+afterAll(() => {
+  if (previousCache === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
+  else process.env.REMOTE_BROWSER_CACHE_DIR = previousCache;
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  service = await startFakeService();
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  releaseHeld();
+  await releaseAll();
+  await service.close();
+});
+
+const options = () => ({
+  baseUrl: service.origin,
+  token: TOKEN,
+  proxyPassword: 'p',
+  preflight: false as const,
+  country: 'us',
+});
+
+/** The service creates the session, then holds its answer until the test ends. */
+function holdCreates(): void {
+  const held = new Promise<void>((resolve) => {
+    releaseHeld = resolve;
+  });
+  service.on('POST', SESSIONS, async (req, res) => {
+    service.createSession(req.body);
+    await held;
+    res.socket?.destroy();
+  });
+}
+
+function runChild(mode: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('../fixtures/session-child.ts', import.meta.url).pathname],
+    {
+      env: { ...process.env, CHILD_MODE: mode, CHILD_URL: service.origin, CHILD_TOKEN: TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, exited, output: () => out };
+}
+
+describe('a create in flight when the process goes away', () => {
+  it('writes the intent (targeting and time) to the ledger before the request leaves', async () => {
+    const seen: unknown[] = [];
+    service.on('POST', SESSIONS, (req, res) => {
+      seen.push(...openIntents().map((i) => i.targeting));
+      json(200, {
+        data: { id: service.createSession(req.body).id, status: 'running', cdp_url: 'ws://x/y' },
+      })(req, res);
+    });
+    const opened = await openSession(options(), 'launchRemote');
+    expect(seen).toEqual([{ country: 'us' }]);
+    // Settled once the create answered.
+    expect(openIntents()).toEqual([]);
+    await opened.finish();
+  });
+
+  it('SIGINT with installExitHooks ends the session of a create still on the wire', async () => {
+    holdCreates();
+    const run = runChild('hooks');
+    await eventually(() => service.calls('POST', SESSIONS).length === 1, 20_000, 'the create');
+    run.child.kill('SIGINT');
+    expect((await run.exited).signal).toBe('SIGINT');
+    expect(service.running()).toEqual([]);
+  });
+
+  it('SIGKILL with the watchdog: the watchdog reconciles the create still on the wire', async () => {
+    holdCreates();
+    const run = runChild('watchdog');
+    await eventually(() => service.calls('POST', SESSIONS).length === 1, 20_000, 'the create');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    await eventually(() => service.running().length === 0, 20_000, 'the watchdog to end it');
+  });
+
+  it('SIGKILL without hooks: reap reconciles the intent the dead process left', async () => {
+    holdCreates();
+    const run = runChild('');
+    await eventually(() => service.calls('POST', SESSIONS).length === 1, 20_000, 'the create');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const [leaked] = service.running();
+    expect(leaked).toBeDefined();
+    const result = await reapSessions({ api: service.api() });
+    expect(result.ended).toEqual([leaked?.id]);
+    expect(service.running()).toEqual([]);
+    expect(openIntents().filter((i) => i.pid === run.child.pid)).toEqual([]);
+  });
+});
+
+describe('exit hooks on uncaught errors', () => {
+  for (const kind of ['uncaught', 'rejection'] as const) {
+    it(`${kind}: deletes the session, then prints the error and exits 1 as Node would`, async () => {
+      const run = runChild(`hooks ${kind}`);
+      const { code } = await run.exited;
+      const id = /session (\S+)/.exec(run.output())?.[1] ?? '(none)';
+      expect(code).toBe(1);
+      expect(run.output()).toContain(`boom-${kind}`);
+      expect(service.sessions.get(id)?.status).toBe('ended');
+    });
+  }
+});
+
+describe('a gateway error after the service created the session', () => {
+  for (const status of [502, 504]) {
+    it(`${status} on create is reconciled like a lost response`, async () => {
+      let id = '';
+      service.on('POST', SESSIONS, (req, res) => {
+        id = service.createSession(req.body).id;
+        json(status, { error: { code: 'gateway', message: 'upstream timed out' } })(req, res);
+      });
+      const err = await openSession(options(), 'launchRemote').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LaunchError);
+      expect((err as Error).message).toMatch(/got no answer.*was ended.*not retried/);
+      expect((err as Error).message).toContain(`(${id}) was ended`);
+      expect(service.running()).toEqual([]);
+      expect(service.calls('POST', SESSIONS)).toHaveLength(1);
+    });
+  }
+});
+
+describe('a DELETE that keeps failing', () => {
+  it('says the session is still running and how to end it; a later close() tries again', async () => {
+    const opened = await openSession(options(), 'launchRemote');
+    const id = opened.info.id;
+    service.on('DELETE', ONE, json(500, { error: { code: 'internal', message: 'boom' } }));
+    const err = await opened.finish().catch((e: unknown) => e);
+    expect((err as Error).message).toContain(`session ${id} is still running`);
+    expect((err as Error).message).toContain(`remote-browser sessions end ${id}`);
+    expect(openEntries().find((e) => e.id === id)?.state).toBe('delete-failed');
+    service.off('DELETE');
+    await opened.finish();
+    expect(service.calls('DELETE', ONE)).toHaveLength(2);
+    expect(service.running()).toEqual([]);
+    expect(openEntries().map((e) => e.id)).not.toContain(id);
+  });
+
+  it('reap ends a session whose delete failed by default, even of a live process', async () => {
+    const api = service.api();
+    const { id } = service.createSession('');
+    const lease = new SessionLease(api, id);
+    service.on('DELETE', ONE, json(500, { error: { code: 'internal', message: 'boom' } }));
+    await expect(lease.release()).rejects.toThrow(/still running/);
+    service.off('DELETE');
+    const result = await reapSessions({ api });
+    expect(result.ended).toEqual([id]);
+    expect(service.running()).toEqual([]);
+  });
+});
+
+describe('ledger states', () => {
+  it("reap counts as ended only sessions that were running (a cut-off exit's are already gone)", async () => {
+    const api = service.api();
+    const hooks = installExitHooks({ signals: [] });
+    try {
+      const lease = new SessionLease(api, service.createSession('').id);
+      // The DELETE reaches the service, then the host exits before its answer is recorded.
+      service.on('DELETE', ONE, (req, res) => {
+        const id = req.url.split('/').pop() as string;
+        const s = service.sessions.get(id);
+        if (s) s.status = 'ended';
+        res.socket?.destroy();
+      });
+      await lease.release().catch(() => {});
+      expect(openEntries().map((e) => e.state)).toEqual(['delete-failed']);
+      service.off('DELETE');
+      const result = await reapSessions({ api });
+      expect(result.ended).toEqual([]);
+      expect(result.alreadyGone).toEqual([lease.id]);
+    } finally {
+      hooks();
+    }
+  });
+});

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setDebugSink } from '../../src/http/debug.js';
+import { openSession } from '../../src/launch/open-session.js';
+import { releaseAll } from '../../src/launch/session-lease.js';
+import { json } from '../helpers/http-server.js';
+import { eventually } from '../helpers/pages.js';
+import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+
+let service: FakeService;
+let cacheDir: string;
+const previous = { cache: process.env.REMOTE_BROWSER_CACHE_DIR, debug: process.env.DEBUG };
+const CONNECTION = /^\/sessions\/[^/]+\/connection$/;
+
+beforeAll(() => {
+  cacheDir = mkdtempSync(join(tmpdir(), 'rb-info-'));
+  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+});
+afterAll(() => {
+  for (const [key, value] of [
+    ['REMOTE_BROWSER_CACHE_DIR', previous.cache],
+    ['DEBUG', previous.debug],
+  ] as const) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  service = await startFakeService();
+});
+afterEach(async () => {
+  await releaseAll();
+  await service.close();
+});
+
+describe('sessionOf(browser) when the connection lookup failed', () => {
+  it('says so on the debug channel, and looks it up again when the live view is asked for', async () => {
+    const lines: string[] = [];
+    const restore = setDebugSink((line) => lines.push(line));
+    process.env.DEBUG = 'remote-browser:launch';
+    try {
+      service.on('GET', CONNECTION, json(500, { error: { code: 'internal', message: 'down' } }));
+      const opened = await openSession(
+        { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+        'launchRemote',
+      );
+      const id = opened.info.id;
+      expect(
+        lines.some((l) => l.includes(`session ${id}: GET /sessions/${id}/connection failed`)),
+      ).toBe(true);
+      const lookups = service.calls('GET', CONNECTION).length;
+      service.off('GET');
+      // The first read starts a new lookup; the service recovered, so a later read has it.
+      expect(opened.info.liveViewUrl).toBeUndefined();
+      await eventually(() => opened.info.liveViewUrl !== undefined, 5000, 'the live view URL');
+      expect(opened.info.liveViewUrl).toBe(`http://127.0.0.1:1/live/${id}`);
+      expect(opened.info.debuggerAddress).toBe('127.0.0.1:1');
+      expect(service.calls('GET', CONNECTION)).toHaveLength(lookups + 1);
+      await opened.finish();
+    } finally {
+      setDebugSink(restore);
+    }
+  });
+
+  it('refresh() resolves after the new lookup; a lookup that fails again is reported too', async () => {
+    const lines: string[] = [];
+    const restore = setDebugSink((line) => lines.push(line));
+    process.env.DEBUG = 'remote-browser:launch';
+    try {
+      service.on('GET', CONNECTION, json(500, { error: { code: 'internal', message: 'down' } }));
+      const opened = await openSession(
+        { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+        'launchRemote',
+      );
+      await opened.info.refresh();
+      expect(lines.some((l) => l.includes('failed again'))).toBe(true);
+      service.off('GET');
+      await opened.info.refresh();
+      expect(opened.info.config).toEqual({});
+      expect(opened.info.liveViewUrl).toMatch(/^http:\/\/127\.0\.0\.1:1\/live\//);
+      await opened.finish();
+    } finally {
+      setDebugSink(restore);
+    }
+  });
+});
