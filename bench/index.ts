@@ -12,6 +12,7 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { downloadRows } from './download.js';
+import { entryCostRows } from './entry-cost.js';
 import { launchRows } from './launch-rows.js';
 import { pollingRows } from './polling.js';
 import { prewarmRows } from './prewarm.js';
@@ -29,31 +30,13 @@ const wanted = (...ids: string[]) => !only || ids.some((id) => only.has(id));
 const pairs = Number(values.pairs);
 
 const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
-  { ids: ['P6'], run: () => importRows() },
+  { ids: ['P6'], run: () => entryCostRows() },
   { ids: ['P1', 'P2'], run: () => launchRows({ pairs, rtts: [0, 100] }) },
   { ids: ['P3'], run: () => slotQueueRows() },
   { ids: ['P4'], run: () => pollingRows() },
   { ids: ['P5'], run: () => downloadRows() },
   { ids: ['P7'], run: () => prewarmRows((line) => process.stderr.write(`\n  ${line}`)) },
 ];
-
-/** P6 lives in bench/import-cost.ts (written with the lazy-loading work); absent, the row says so. */
-async function importRows(): Promise<Row[]> {
-  const path = './import-cost.js';
-  const module = (await import(path).catch(() => undefined)) as
-    | { importRows?: () => Promise<Row[]> }
-    | undefined;
-  if (module?.importRows) return module.importRows();
-  return [
-    {
-      id: 'P6',
-      what: 'import cost of each entry and of remote-browser --help',
-      goal: '≤ +25 ms per entry, ≤ +60 ms for --help; no peer library for core, account, CLI',
-      measured: 'not measured: bench/import-cost.ts is missing',
-      met: undefined,
-    },
-  ];
-}
 
 const rows: Row[] = [];
 const started = Date.now();
