@@ -6,13 +6,17 @@
  */
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
-import * as account from './commands/account.js';
+import * as ask from './commands/ask.js';
+import * as balance from './commands/balance.js';
 import * as doctor from './commands/doctor.js';
 import * as emulator from './commands/emulator.js';
 import * as locations from './commands/locations.js';
+import * as notifications from './commands/notifications.js';
 import * as pageActions from './commands/page-actions.js';
 import * as profiles from './commands/profiles.js';
+import * as proxy from './commands/proxy.js';
 import * as recordings from './commands/recordings.js';
+import * as results from './commands/results.js';
 import * as run from './commands/run.js';
 import * as sessions from './commands/sessions.js';
 import * as validate from './commands/validate.js';
@@ -69,10 +73,14 @@ function program(rt: Runtime): Command {
     recordings.register,
     profiles.register,
     locations.register,
+    proxy.register,
     validate.register,
     pageActions.register,
     run.register,
-    account.register,
+    balance.register,
+    ask.register,
+    results.register,
+    notifications.register,
     webhooks.register,
   ]) {
     register(root, rt);

@@ -1,22 +1,13 @@
-/** The account service: `balance`, `ask`, `results`, `notifications`. */
+/** `remote-browser ask`: submit questions, wait with a live line per row, print the answers. */
 import type { Command } from 'commander';
 import type { Batch, ResultRow } from '../../account-api/index.js';
 import { withAccountApi } from '../clients.js';
-import { CliError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { act, collect, integer, type Runtime, withJson } from '../kit.js';
 import type { Output } from '../output.js';
 import { liveLines } from '../progress.js';
 
 export function register(program: Command, rt: Runtime): void {
-  withJson(program.command('balance').description('credits available on the account')).action(
-    act(rt, async (out) =>
-      withAccountApi(rt.io, async (api) => {
-        const balance = await api.balance();
-        out.result(balance, () => out.line(`${out.paint.bold(String(balance.balance))} credits`));
-      }),
-    ),
-  );
-
   withJson(
     program
       .command('ask')
@@ -89,85 +80,6 @@ export function register(program: Command, rt: Runtime): void {
       }),
     ),
   );
-
-  withJson(
-    program
-      .command('results')
-      .description('the rows of a submitted question batch, grouped by location')
-      .argument('<request_id>', 'from `ask --no-wait` or the API'),
-  ).action(
-    act(rt, async (out, [requestId]) =>
-      withAccountApi(rt.io, async (api) => {
-        let batch: Batch;
-        try {
-          batch = await api.queries.results(requestId as string);
-        } catch (error) {
-          if ((error as Error).name === 'NotFoundError') {
-            throw new CliError(`no request ${requestId as string}`, {
-              code: 'not_found',
-              hint: 'request ids belong to the account that submitted them',
-            });
-          }
-          throw error;
-        }
-        printBatch(out, batch);
-      }),
-    ),
-  );
-
-  const notifications = program
-    .command('notifications')
-    .description('the unread notification queue');
-  withJson(notifications.command('list').description('unread notifications')).action(
-    act(rt, async (out) =>
-      withAccountApi(rt.io, async (api) => {
-        const list = await api.notifications.list();
-        out.result(list, () => {
-          if (list.length === 0) out.line(out.paint.dim('no unread notifications'));
-          for (const n of list) {
-            const { notification_id, ...rest } = n;
-            out.line(`${out.paint.bold(notification_id)} ${JSON.stringify(rest)}`);
-          }
-        });
-      }),
-    ),
-  );
-  withJson(
-    notifications
-      .command('read')
-      .description('mark notifications read (they leave the list)')
-      .argument('[ids...]', 'notification ids')
-      .option('--all', 'mark every unread notification read'),
-  ).action(
-    act(rt, async (out, [ids], opts) =>
-      withAccountApi(rt.io, async (api) => {
-        const given = ids as string[];
-        if (opts.all && given.length) throw usageError('pass ids or --all, not both');
-        if (!opts.all && given.length === 0)
-          throw usageError('which notifications? pass ids or --all');
-        const read: string[] = [];
-        if (opts.all) {
-          for await (const n of api.notifications.drain()) read.push(n.notification_id);
-        } else {
-          for (const id of given) {
-            try {
-              await api.notifications.markRead(id);
-            } catch (error) {
-              if ((error as Error).name === 'NotFoundError') {
-                throw new CliError(`no unread notification ${id}`, {
-                  code: 'not_found',
-                  hint: 'see `remote-browser notifications list`',
-                });
-              }
-              throw error;
-            }
-            read.push(id);
-          }
-        }
-        out.result({ read }, () => out.line(`marked ${read.length} notification(s) read`));
-      }),
-    ),
-  );
 }
 
 function where(row: { country?: string; region?: string; city?: string }): string {
@@ -181,7 +93,8 @@ function rowLine(out: Output, row: ResultRow): string {
   return `${mark} ${row.platform} ${where(row)} ${p.dim(row.status)}${row.question ? ` ${p.dim(`"${row.question.slice(0, 40)}"`)}` : ''}`;
 }
 
-function printBatch(out: Output, batch: Batch): void {
+/** The rows grouped by the location they ran against, answers and sources under each. */
+export function printBatch(out: Output, batch: Batch): void {
   out.result(batch, () => {
     const p = out.paint;
     const groups = new Map<string, ResultRow[]>();
