@@ -101,10 +101,7 @@ export type Outcome =
 export type KnownGaps = Record<string, string>;
 
 /** Gaps both libraries share (the launch/ layer's). */
-export const SHARED_GAPS: KnownGaps = {
-  'POST /sessions × handled-then-502':
-    'launch: a 502 after the service created the session is reconciled like a lost response (issue 11 §2)',
-};
+export const SHARED_GAPS: KnownGaps = {};
 
 export interface MatrixOptions {
   /** Cells known to fail until their fix lands. */
