@@ -8,7 +8,7 @@ export interface Account {
   /** The proxy user that prefixes every proxy username (shown in the validate preview only). */
   proxyUser: string;
   proxyPassword: string;
-  /** For the account service (mounted later on the same server). */
+  /** The account service's credential (`Authorization: x-api-key <KEY>`). */
   apiKey: string;
   purchased: boolean;
   balance: number;

@@ -1,8 +1,8 @@
 /**
- * The emulator's HTTP server: one origin for the browser service, the account service (mounted
- * later as another route module), the CDP proxy, the live view, recording files and the admin
- * API. Every response carries `X-Emulator-Version`; every error is the services' flat
- * `{ error }` shape.
+ * The emulator's HTTP server: one origin for the browser service, the account service (another
+ * route module), the CDP proxy, the live view, recording files and the admin API. Every
+ * response carries `X-Emulator-Version`; every error has the shape of the service it is under
+ * (the browser service's flat `{ error }` unless a route module words its own).
  */
 import {
   createServer,

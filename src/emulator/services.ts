@@ -1,6 +1,6 @@
 /**
  * The services mounted on the emulator's one origin, each a route module under its own prefix.
- * Another service (the account API under `/api/v2/base`) is added to this list.
+ * A new service is one more entry here.
  */
 import { accountAdminModule, accountServiceModule } from './account-service/mount.js';
 import { browserServiceModule } from './browser-service/index.js';
