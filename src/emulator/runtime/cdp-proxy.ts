@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { openDebuggerAddress } from './debugger-address.js';
-import { jsonEndpointOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
-import { hasEnded, lookupSession, whenEnded } from './session-registry.js';
+import { devtoolsPathOf, queryWithoutToken, sendJson, serveDevtoolsJson } from './devtools-json.js';
+import { anyRunningSession, hasEnded, lookupSession, whenEnded } from './session-registry.js';
 import type { CdpProxy, CdpTargetResolver, RunningBrowser } from './types.js';
 import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
 
@@ -22,6 +22,8 @@ interface ProxyPath {
   /** What follows `/cdp/<sessionId>`: '' (browser socket), `/devtools/page/<id>`, `/json/version`... */
   rest: string;
   token: string | undefined;
+  /** The raw query (`/json/new?<url>` takes it whole), without the leading `?`. */
+  search: string;
 }
 
 function parseProxyPath(url: string | undefined): ProxyPath | undefined {
@@ -32,6 +34,7 @@ function parseProxyPath(url: string | undefined): ProxyPath | undefined {
     sessionId: decodeURIComponent(match[1]!),
     rest: match[2] ?? '',
     token: parsed.searchParams.get('token') ?? undefined,
+    search: parsed.search,
   };
 }
 
@@ -102,15 +105,13 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
     },
 
     handleHttp(req: IncomingMessage, res: ServerResponse): boolean {
+      const rootProtocol = serveRootProtocol(req, res);
+      if (rootProtocol) return true;
       const path = parseProxyPath(req.url);
       if (!path) return false;
-      const endpoint = jsonEndpointOf(path.rest);
-      if (!endpoint) {
+      const devtoolsPath = devtoolsPathOf(path.rest);
+      if (!devtoolsPath) {
         sendJson(res, 404, { error: 'no such CDP endpoint' });
-        return true;
-      }
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendJson(res, 405, { error: 'method not allowed' });
         return true;
       }
       const verdict = authorize(resolve, path);
@@ -127,7 +128,7 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
       void serveDevtoolsJson(
         res,
         verdict.browser.chromiumAddress,
-        endpoint,
+        { method: req.method ?? 'GET', path: devtoolsPath, query: queryWithoutToken(path.search) },
         (chromiumPath) =>
           new URL(
             chromiumPath.startsWith('/devtools/page/')
@@ -140,4 +141,29 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
 
     openDebuggerAddress,
   };
+}
+
+/**
+ * `/json/protocol` at the server's root: a CDP client given only the cdp_url (chrome-remote-
+ * interface with default options) asks for the protocol beside it, at the host's root, without
+ * the token. The protocol is the same public document for every session (one Chromium build),
+ * so any running session's browser answers it; nothing session-specific is served here.
+ */
+function serveRootProtocol(req: IncomingMessage, res: ServerResponse): boolean {
+  const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+  if (devtoolsPathOf(pathname) !== '/json/protocol') return false;
+  const entry = anyRunningSession();
+  if (!entry) {
+    sendJson(res, 404, {
+      error: 'no session is running: the protocol comes from a session browser',
+    });
+    return true;
+  }
+  void serveDevtoolsJson(
+    res,
+    entry.browser.chromiumAddress,
+    { method: req.method === 'HEAD' ? 'HEAD' : 'GET', path: '/json/protocol', query: '' },
+    () => new URL('ws://unused'),
+  );
+  return true;
 }

@@ -1,14 +1,13 @@
 /**
  * The session's `debugger_address`: a loopback listener of its own, speaking Chromium's
- * remote-debugging protocol (`/json/version`, `/json/list`, websocket upgrades) for that one
- * session. It takes no token, as a real remote-debugging port does not (WebDriver-style clients
+ * remote-debugging surface (every `/json` endpoint, websocket upgrades) for that one session. It takes no token, as a real remote-debugging port does not (WebDriver-style clients
  * cannot add one): the unguessable port on loopback, open only while the control plane keeps it,
  * is the capability. Traffic counts as activity like the cdp_url's.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { jsonEndpointOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
+import { devtoolsPathOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
 import { lookupSession } from './session-registry.js';
 import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
 
@@ -18,15 +17,20 @@ export async function openDebuggerAddress(
   const sockets = new Set<Duplex>();
   const server = createServer((req, res) => {
     const entry = lookupSession(sessionId);
-    const endpoint = jsonEndpointOf(new URL(req.url ?? '/', 'http://x').pathname);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = devtoolsPathOf(url.pathname);
     if (!entry) return sendJson(res, 404, { error: 'session not found or no longer running' });
-    if (!endpoint) return sendJson(res, 404, { error: 'no such endpoint' });
+    if (!path) return sendJson(res, 404, { error: 'no such endpoint' });
     entry.onActivity();
     // Same host as the request: the listener may be reached as 127.0.0.1 or localhost.
     const host = req.headers.host ?? address;
-    void serveDevtoolsJson(res, entry.browser.chromiumAddress, endpoint, (chromiumPath) => {
-      return new URL(`ws://${host}${chromiumPath}`);
-    });
+    const query = url.search.replace(/^\?/, '');
+    void serveDevtoolsJson(
+      res,
+      entry.browser.chromiumAddress,
+      { method: req.method ?? 'GET', path, query },
+      (chromiumPath) => new URL(`ws://${host}${chromiumPath}`),
+    );
   });
   server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
     const entry = lookupSession(sessionId);

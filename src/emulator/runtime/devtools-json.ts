@@ -1,42 +1,69 @@
 /**
- * Chromium's `/json/version` and `/json/list` as seen through the proxy: fetched from Chromium,
- * then every websocket and DevTools-frontend URL is rewritten so that it points at the proxy.
- * Handing out Chromium's own port would let a client bypass the token and the activity timer.
+ * Chrome's remote-debugging HTTP surface (`/json/version`, `/json` and `/json/list`,
+ * `/json/protocol`, `PUT /json/new?<url>`, `/json/activate/<id>`, `/json/close/<id>`) as seen
+ * through the proxy. Each request is replayed on the session's own Chromium with its method and
+ * query, so shapes, status codes and messages are Chrome's own (a GET on `/json/new` is its 405,
+ * an unknown target its 404 "No such target id"); in JSON answers every websocket and DevTools
+ * frontend URL is rewritten to point at the proxy. Handing out Chromium's own port would let a
+ * client bypass the token and the activity timer.
  */
 import type { ServerResponse } from 'node:http';
 
 /** Maps a Chromium devtools path (`/devtools/browser/..`, `/devtools/page/..`) to a public ws URL. */
 export type WsUrlMapper = (chromiumPath: string) => URL;
 
-export type JsonEndpoint = 'version' | 'list';
-
-/** `/json/version`, `/json/list`, `/json` with or without a trailing slash (Playwright adds one). */
-export function jsonEndpointOf(rest: string): JsonEndpoint | undefined {
-  const trimmed = rest.replace(/\/$/, '');
-  if (trimmed === '/json/version') return 'version';
-  if (trimmed === '/json/list' || trimmed === '/json') return 'list';
-  return undefined;
+export interface DevtoolsRequest {
+  method: string;
+  /** `/json`, `/json/list`, `/json/new`, `/json/close/<id>`... (a trailing slash is dropped). */
+  path: string;
+  /** The raw query without `?` and without our access token: `/json/new?<url>` takes it whole. */
+  query: string;
 }
+
+/** `/json` and everything under it: Chrome's HTTP endpoints (Playwright adds a trailing slash). */
+export function devtoolsPathOf(rest: string): string | undefined {
+  const trimmed = rest.length > 1 ? rest.replace(/\/+$/, '') : rest;
+  return trimmed === '/json' || trimmed.startsWith('/json/') ? trimmed : undefined;
+}
+
+/** Answers whose JSON carries target URLs to rewrite; `/json/protocol` (1.6 MB) passes as is. */
+const REWRITTEN = new Set(['/json', '/json/list', '/json/version', '/json/new']);
 
 export async function serveDevtoolsJson(
   res: ServerResponse,
   chromiumAddress: string,
-  endpoint: JsonEndpoint,
+  request: DevtoolsRequest,
   mapWsUrl: WsUrlMapper,
 ): Promise<void> {
-  let body: unknown;
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  let answer: Response;
+  let body: Buffer;
   try {
-    const answer = await fetch(`http://${chromiumAddress}/json/${endpoint}`, {
-      signal: AbortSignal.timeout(5_000),
-    });
-    body = await answer.json();
+    answer = await fetch(
+      `http://${chromiumAddress}${request.path}${request.query ? `?${request.query}` : ''}`,
+      { method, signal: AbortSignal.timeout(10_000) },
+    );
+    body = Buffer.from(await answer.arrayBuffer());
   } catch {
     sendJson(res, 502, { error: 'the session browser did not answer' });
     return;
   }
-  const entries = Array.isArray(body) ? body : [body];
-  for (const entry of entries as Record<string, unknown>[]) rewriteEntry(entry, mapWsUrl);
-  sendJson(res, 200, body);
+  if (answer.ok && REWRITTEN.has(request.path)) {
+    try {
+      const json = JSON.parse(body.toString('utf8')) as unknown;
+      const entries = Array.isArray(json) ? json : [json];
+      for (const entry of entries as Record<string, unknown>[]) rewriteEntry(entry, mapWsUrl);
+      body = Buffer.from(JSON.stringify(json, null, 3));
+    } catch {
+      // Not JSON after all: Chrome's own text goes through unchanged.
+    }
+  }
+  res.writeHead(answer.status, {
+    'content-type': answer.headers.get('content-type') ?? 'application/json; charset=UTF-8',
+    'content-length': body.length,
+    'content-security-policy': "frame-ancestors 'none'",
+  });
+  res.end(request.method === 'HEAD' ? undefined : body);
 }
 
 function rewriteEntry(entry: Record<string, unknown>, mapWsUrl: WsUrlMapper): void {
@@ -60,6 +87,15 @@ function rewriteEntry(entry: Record<string, unknown>, mapWsUrl: WsUrlMapper): vo
         ? frontend.pathname + frontend.search
         : frontend.href;
   }
+}
+
+/** The query without the `token` pair, byte for byte otherwise (`/json/new?<url>` is not a form). */
+export function queryWithoutToken(search: string): string {
+  return search
+    .replace(/^\?/, '')
+    .split('&')
+    .filter((pair) => pair !== '' && !pair.startsWith('token='))
+    .join('&');
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -31,6 +31,12 @@ export function lookupSession(sessionId: string): Entry | undefined {
   return sessions.get(sessionId);
 }
 
+/** Some running session, for answers that are the same for every session (`/json/protocol`). */
+export function anyRunningSession(): Entry | undefined {
+  for (const entry of sessions.values()) if (!endedBrowsers.has(entry.browser)) return entry;
+  return undefined;
+}
+
 /** Resolves when the browser's session ends (stop or crash); undefined for a foreign object. */
 export function whenEnded(browser: RunningBrowser): Promise<void> | undefined {
   return endedByBrowser.get(browser);

@@ -124,13 +124,16 @@ export type CdpTargetResolver = (
 export interface CdpProxy {
   /** Handles an HTTP upgrade if its path is a CDP-proxy path; returns false when the path is not ours. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
-  /** Handles `/json/version`, `/json/list` (and `/json`) under a CDP-proxy path; false when not ours. */
+  /**
+   * Handles Chrome's `/json` surface under a CDP-proxy path, and `/json/protocol` at the root
+   * (where a CDP client derives it from the cdp_url); false when not ours.
+   */
   handleHttp(req: IncomingMessage, res: ServerResponse): boolean;
   /** The `cdp_url` to hand out for a session: `ws://<publicHost>/...` carrying the access token. */
   cdpUrl(sessionId: string, accessToken: string): string;
   /**
    * Opens a dedicated loopback listener for one session (the `debugger_address`), serving
-   * `/json/version`, `/json/list` and websocket upgrades for that session only.
+   * Chrome's `/json` surface and websocket upgrades for that session only.
    */
   openDebuggerAddress(sessionId: string): Promise<{ address: string; close(): Promise<void> }>;
 }
