@@ -9,7 +9,6 @@ import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: the package ships no types
 const CDP: any = createRequire(import.meta.url)('chrome-remote-interface');
 
 let emu: EmulatorHandle;

@@ -11,9 +11,7 @@ import { puppeteer, sessionOf } from '../../src/puppeteer/index.js';
 import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
 
 const require = createRequire(import.meta.url);
-// biome-ignore lint/suspicious/noExplicitAny: CommonJS packages, typed loosely on purpose
 const { addExtra } = require('puppeteer-extra') as { addExtra: (p: unknown) => any };
-// biome-ignore lint/suspicious/noExplicitAny: as above
 const StealthPlugin = require('puppeteer-extra-plugin-stealth') as () => any;
 
 let emu: EmulatorHandle;
@@ -42,7 +40,6 @@ beforeEach(async () => {
   api = new BrowserApi(remote);
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: puppeteer-extra's Browser
 async function webdriverFlag(extra: { launch(o: unknown): Promise<any> }) {
   const browser = await extra.launch({ headless: true, remote });
   try {
