@@ -46,6 +46,10 @@ export interface RemoteChromium {
     userDataDir: string,
     options?: RemoteLaunchOptions & BrowserContextOptions,
   ): Promise<BrowserContext>;
+  /** There is no local binary: throws a LaunchError that says so (kept for BrowserType's shape). */
+  executablePath(): string;
+  /** A browser server is a local process: throws a LaunchError (kept for BrowserType's shape). */
+  launchServer(): Promise<never>;
   /** playwright-core's own `connect`, unchanged. */
   connect: BrowserType['connect'];
   /** playwright-core's own `connectOverCDP`, unchanged (no session management). */
@@ -123,6 +127,20 @@ export const chromium: RemoteChromium = {
       }
     };
     return context;
+  },
+
+  executablePath() {
+    throw new LaunchError(
+      'chromium.executablePath: remote sessions run the service’s Chromium; there is no local executable',
+    );
+  },
+
+  launchServer() {
+    return Promise.reject(
+      new LaunchError(
+        'chromium.launchServer: a browser server is a local process; use chromium.launch() for a remote session',
+      ),
+    );
   },
 
   connect: (async (...args: Parameters<BrowserType['connect']>) =>

@@ -20,7 +20,8 @@ const viewport = z.object({
 
 const mappedSchema = z.looseObject({
   defaultViewport: viewport.nullable().optional(),
-  headless: z.union([z.boolean(), z.literal('shell')]).optional(),
+  // `'new'` is what Puppeteer < 22 took and what Crawlee still passes for it: any string is headless.
+  headless: z.union([z.boolean(), z.string()]).optional(),
   timeout: ms.optional(),
   slowMo: ms.optional(),
   protocolTimeout: ms.optional(),
