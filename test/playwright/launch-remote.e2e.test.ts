@@ -253,14 +253,20 @@ describe('launchRemote (Playwright)', () => {
 
   it('checks location names against the location endpoints in strict preflight', async () => {
     await freshAccount();
-    const err: any = await launchRemote({
-      api,
-      country: 'us',
-      region: 'atlantis',
-      preflight: 'strict',
-    }).catch((e) => e);
-    expect(err).toBeInstanceOf(PreflightError);
-    expect(err.issues.map((i: { field: string }) => i.field)).toContain('region');
+    // A city that does not exist in a valid country/region: `/configurations/validate` takes no
+    // city, so it accepts this config and only the strict location check can reject it.
+    const target = { country: 'us', region: 'ca', city: 'atlantis' };
+    const before = (await emu.admin.state()).sessions;
+    const strict: any = await launchRemote({ api, ...target, preflight: 'strict' }).catch((e) => e);
+    expect(strict).toBeInstanceOf(PreflightError);
+    expect(strict.issues).toEqual([expect.objectContaining({ code: 'unknown_city', field: 'city' })]);
+    expect(strict.message).toMatch(/atlantis/);
+    expect((await emu.admin.state()).sessions).toBe(before);
+
+    // The same config with the default preflight gets past it: the create is what refuses it.
+    const lenient: any = await launchRemote({ api, ...target, preflight: true }).catch((e) => e);
+    expect(lenient).toBeInstanceOf(Error);
+    expect(lenient).not.toBeInstanceOf(PreflightError);
     expect(await running()).toBe(0);
   });
 
