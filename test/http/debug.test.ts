@@ -1,10 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDebug, isDebugEnabled, setDebugSink } from '../../src/http/debug.js';
 import { clearRegisteredSecrets, registerSecret } from '../../src/http/redact.js';
+import { setEnv } from '../helpers/env.js';
 
-const originalDebug = process.env.DEBUG;
+let restoreEnv: () => void;
+beforeEach(() => {
+  restoreEnv = setEnv({ DEBUG: process.env.DEBUG });
+});
 afterEach(() => {
-  process.env.DEBUG = originalDebug;
+  restoreEnv();
   clearRegisteredSecrets();
 });
 

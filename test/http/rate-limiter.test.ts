@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { AbortError } from '../../src/http/errors.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
@@ -21,6 +22,27 @@ describe('RateLimiter', () => {
       Array.from({ length: 12 }, () => limiter.acquire().then(() => starts.push(now))),
     );
     expect(starts).toEqual([0, 0, 0, 0, 0, 200, 200, 200, 200, 200, 400, 400]);
+  });
+
+  it('lets the first `limit` requests start at once and the next one only when a slot expires', async () => {
+    let now = 0;
+    const limiter = new RateLimiter({ limit: 3, windowMs: 100, now: () => now });
+    // The clock does not move: waiting for the window would never end.
+    await Promise.all([limiter.acquire(), limiter.acquire(), limiter.acquire()]);
+    let fourth = false;
+    const next = limiter.acquire().then(() => {
+      fourth = true;
+    });
+    await sleep(30);
+    expect(fourth).toBe(false);
+    now = 99;
+    await sleep(150);
+    expect(fourth).toBe(false);
+    now = 100;
+    await next;
+    expect(fourth).toBe(true);
+    // The three from time 0 expired; the fourth holds one slot.
+    expect(limiter.available()).toBe(2);
   });
 
   it('serves waiters in arrival order', async () => {

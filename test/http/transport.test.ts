@@ -1,4 +1,5 @@
 import { text } from 'node:stream/consumers';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { setDebugSink } from '../../src/http/debug.js';
@@ -12,8 +13,11 @@ import {
   UpstreamError,
 } from '../../src/http/errors.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
+import { clearRegisteredSecrets, registerSecret } from '../../src/http/redact.js';
 import { Transport } from '../../src/http/transport.js';
+import { withEnv } from '../helpers/env.js';
 import { drop, json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { eventually } from '../helpers/pages.js';
 
 let server: TestServer;
 let transport: Transport;
@@ -121,8 +125,15 @@ describe('Transport', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
   });
 
-  it('retries on 408, 429, 502 and 504 for GET, then gives up with the last error', async () => {
-    server.respond(json(408, { error: 'a' }), json(429, { error: 'b' }), json(502, { error: 'c' }));
+  it.each([408, 429, 502, 504])('retries a GET answered %i', async (status) => {
+    server.respond(json(status, { error: 'try again' }), json(200, { data: 'ok' }));
+    const t = browserTransport({ retry: { retries: 1, baseDelayMs: 1 } });
+    expect(await t.request({ method: 'GET', path: '/x', what: 'x' })).toBe('ok');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('gives up after the last retry with the last error', async () => {
+    server.respond(json(408, { error: 'a' }), json(504, { error: 'b' }), json(502, { error: 'c' }));
     const err: any = await browserTransport({ retry: { retries: 2, baseDelayMs: 1 } })
       .request({ method: 'GET', path: '/x', what: 'x' })
       .catch((e: any) => e);
@@ -180,12 +191,12 @@ describe('Transport', () => {
 
   it('does not wait past the deadline for a retry', async () => {
     server.respond(json(503, { error: 'busy' }, { 'retry-after': '5' }));
-    const started = Date.now();
     const err: any = await browserTransport()
       .request({ method: 'GET', path: '/x', timeout: 500, what: 'x' })
       .catch((e: any) => e);
+    // Waiting for the retry would have ended in a TimeoutError at the deadline instead.
     expect(err).toBeInstanceOf(ServiceUnavailableError);
-    expect(Date.now() - started).toBeLessThan(400);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('times out with a TimeoutError naming the call', async () => {
@@ -193,13 +204,12 @@ describe('Transport', () => {
       await new Promise((r) => setTimeout(r, 1000));
       res.end('{}');
     });
-    const started = Date.now();
     const err: any = await browserTransport()
       .request({ method: 'GET', path: '/slow', timeout: 100, what: 'sessions.list' })
       .catch((e: any) => e);
+    // Without the timeout the call would end with the server's late `{}` instead.
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err.message).toMatch(/sessions\.list: timed out after 100 ms/);
-    expect(Date.now() - started).toBeLessThan(800);
   });
 
   it('aborts with an AbortError when the caller signal fires', async () => {
@@ -225,34 +235,41 @@ describe('Transport', () => {
 
   it('waits for the attached rate limiter before each request', async () => {
     server.respond(json(200, { data: 1 }));
-    const limiter = new RateLimiter({ limit: 2, windowMs: 300 });
+    // The limiter's own clock, moved by hand: the third request may start only once it moves.
+    let now = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, now: () => now });
     const t = browserTransport();
-    const started = Date.now();
-    await Promise.all(
-      [1, 2, 3].map(() => t.request({ method: 'GET', path: '/x', limiter, what: 'x' })),
-    );
-    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    const calls = [1, 2, 3].map(() => t.request({ method: 'GET', path: '/x', limiter, what: 'x' }));
+    await eventually(() => server.requests.length >= 2, 10_000, 'two requests');
+    await sleep(50);
+    expect(server.requests).toHaveLength(2);
+    now = 1000;
+    await Promise.all(calls);
+    expect(server.requests).toHaveLength(3);
   });
 
   it('logs redacted request lines when DEBUG is on', async () => {
     const lines: string[] = [];
     const previous = setDebugSink((l) => lines.push(l));
-    const before = process.env.DEBUG;
-    process.env.DEBUG = 'remote-browser:*';
+    // A registered secret inside the path: the request, retry and response lines all print it
+    // unless every line goes through redact().
+    const SECRET = 'path-secret-4242';
+    registerSecret(SECRET);
     try {
-      server.respond(json(200, { data: 1 }));
-      await browserTransport().request({
-        method: 'GET',
-        path: '/x',
-        query: { token: 'q-secret-999' },
-        what: 'x',
-      });
+      server.respond(json(503, { error: 'busy' }, { 'retry-after': '0' }), json(200, { data: 1 }));
+      await withEnv({ DEBUG: 'remote-browser:*' }, () =>
+        browserTransport().request({ method: 'GET', path: `/profiles/${SECRET}`, what: 'x' }),
+      );
     } finally {
-      process.env.DEBUG = before;
       setDebugSink(previous);
+      clearRegisteredSecrets();
     }
-    expect(lines.some((l) => l.includes('GET /api/v2/browser/x'))).toBe(true);
-    expect(lines.join('\n')).not.toContain(TOKEN);
+    expect(server.requests[0]?.url).toBe(`/api/v2/browser/profiles/${SECRET}`);
+    const log = lines.join('\n');
+    expect(log).toContain('→ GET /api/v2/browser/profiles/[REDACTED]');
+    expect(log).toContain('(retry 1)');
+    expect(log).toContain('← 200 GET /api/v2/browser/profiles/[REDACTED]');
+    expect(log).not.toContain(SECRET);
   });
 
   it('streams a signed URL without sending the Authorization header', async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { reapSessions } from '../../src/launch/reap.js';
+import { withEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/pages.js';
 
 let emu: EmulatorHandle;
@@ -126,13 +127,12 @@ describe('process exit paths', () => {
     await run.exited;
     expect(await isRunning(run)).toBe(true);
     const api = new BrowserApi({ baseUrl: emu.url, token: run.token });
-    const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
-    process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
     try {
-      const result = await reapSessions({ api });
+      const result = await withEnv({ REMOTE_BROWSER_CACHE_DIR: cacheDir }, () =>
+        reapSessions({ api }),
+      );
       expect(result.ended).toContain(run.sessionId);
     } finally {
-      process.env.REMOTE_BROWSER_CACHE_DIR = previous;
       await api.close();
     }
     expect(await isRunning(run)).toBe(false);

@@ -15,6 +15,7 @@ import {
   recordingOf,
   sessionOf,
 } from '../../src/playwright/index.js';
+import { setEnv } from '../helpers/env.js';
 import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
 
 let emu: EmulatorHandle;
@@ -22,13 +23,14 @@ let site: TestSite;
 let cacheDir: string;
 let account: { accountId: string; token: string; proxyPassword: string };
 let api: BrowserApi;
+let restoreEnv: () => void;
 
 /** Running sessions of the current test's account (so one test's leak cannot blame another). */
 const running = async () => (await api.sessions.list({ status: 'running' })).length;
 
 beforeAll(async () => {
   cacheDir = mkdtempSync(join(tmpdir(), 'rb-ledger-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+  restoreEnv = setEnv({ REMOTE_BROWSER_CACHE_DIR: cacheDir });
   emu = await startEmulator({ recordingPublicationDelayMs: 500 });
   site = await startTestSite();
 });
@@ -42,6 +44,7 @@ afterAll(async () => {
   );
   await site?.close();
   await emu?.close();
+  restoreEnv?.();
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
@@ -259,7 +262,9 @@ describe('launchRemote (Playwright)', () => {
     const before = (await emu.admin.state()).sessions;
     const strict: any = await launchRemote({ api, ...target, preflight: 'strict' }).catch((e) => e);
     expect(strict).toBeInstanceOf(PreflightError);
-    expect(strict.issues).toEqual([expect.objectContaining({ code: 'unknown_city', field: 'city' })]);
+    expect(strict.issues).toEqual([
+      expect.objectContaining({ code: 'unknown_city', field: 'city' }),
+    ]);
     expect(strict.message).toMatch(/atlantis/);
     expect((await emu.admin.state()).sessions).toBe(before);
 
