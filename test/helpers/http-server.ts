@@ -51,6 +51,9 @@ export async function startTestServer(): Promise<TestServer> {
     const handler = handlers[Math.min(index++, handlers.length - 1)] as Handler;
     await handler(recorded, res);
   });
+  // Node closes idle keep-alive sockets after 5 s; on a loaded machine a client can pick one up
+  // just as it closes and see ECONNRESET on a POST it must not retry. Tests close explicitly.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
