@@ -19,6 +19,9 @@ export default {
     'src/emulator/browser-service/sessions.ts',
   ],
   coverageAnalysis: 'perTest',
+  // Static mutants (module-level constants) rerun every test for each mutant: 11% of the mutants,
+  // 80% of the time. They are reported as ignored, not counted as killed.
+  ignoreStatic: true,
   checkers: [],
   // Two shared cores: one test runner keeps the machine usable while it runs.
   concurrency: 1,
