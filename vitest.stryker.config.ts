@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/**/*.e2e.test.ts', 'test/contract/**', 'node_modules/**'],
+    exclude: ['test/**/*.e2e.test.ts', 'test/contract/**', 'test/package/**', 'node_modules/**'],
     testTimeout: 20_000,
   },
 });

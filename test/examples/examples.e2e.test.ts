@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { requireFreshDist } from '../helpers/fresh-dist.js';
 
 // Every runnable example, as a user runs it: a fresh process importing the built package,
 // against the embedded emulator (no REMOTE_BROWSER_* in the environment).
@@ -9,6 +10,8 @@ const env = { ...process.env };
 for (const key of Object.keys(env)) if (key.startsWith('REMOTE_BROWSER_')) delete env[key];
 
 describe('examples', () => {
+  beforeAll(() => requireFreshDist());
+
   it.each(examples)('examples/%s runs to completion against the emulator', (file) => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', `examples/${file}`], {
       encoding: 'utf8',

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { requireFreshDist } from '../helpers/fresh-dist.js';
 
 // DESIGN: importing one entry must not load what another entry needs. Walks the static import
 // graph of each built entry (ESM and CJS) in dist/; dynamic import() is allowed, because it
@@ -41,7 +42,9 @@ const forbidden: Record<string, string[]> = {
   test: ['puppeteer-core'],
 };
 
-describe.skipIf(!existsSync(join(DIST, 'index.js')))('entry isolation (built package)', () => {
+describe('entry isolation (built package)', () => {
+  beforeAll(() => requireFreshDist());
+
   for (const [entry, libs] of Object.entries(forbidden)) {
     for (const ext of ['js', 'cjs']) {
       it(`remote-browser${entry === 'index' ? '' : `/${entry}`} (${ext}) statically loads none of ${libs.join(', ')}`, () => {
