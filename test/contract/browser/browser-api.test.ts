@@ -278,15 +278,32 @@ describe('authentication and the service’s own 400s', () => {
 });
 
 describe('a session round trip', () => {
-  let session: SessionCreated;
+  // One session for the whole round trip, but no test relies on an earlier one having run: each
+  // asks for the stage it needs (created, ended, recording published) and that stage is reached
+  // once, on first ask. So `-t '<any one title>'` passes on its own.
+  let createdP: Promise<SessionCreated> | undefined;
+  let endedP: Promise<SessionCreated> | undefined;
+  let publishedP: Promise<unknown> | undefined;
+  const roundTrip = () =>
+    (createdP ??= createSession(api, { filter_mode: 'none', idle_timeout_minutes: 5 }));
+  const endedSession = () =>
+    (endedP ??= roundTrip().then(async (s) => {
+      await api.sessions.end(s.id);
+      return s;
+    }));
+  const publishedRecording = () =>
+    (publishedP ??= endedSession().then((s) =>
+      api.sessions.recordings.waitForPublished(s.id, { timeout: 90_000, intervalMs: 500 }),
+    ));
 
   it('creates a running session with a cdp_url', async () => {
-    session = await createSession(api, { filter_mode: 'none', idle_timeout_minutes: 5 });
+    const session = await roundTrip();
     expect(session.status).toBe('running');
     expect(session.cdp_url).toMatch(/^wss?:\/\//);
   });
 
   it('fetches it with its resolved config, never the proxy password', async () => {
+    const session = await roundTrip();
     const fetched = await api.sessions.retrieve(session.id);
     expect(fetched).toMatchObject({ id: session.id, status: 'running', ended_at: null });
     expect(fetched.cdp_url).toMatch(/^wss?:\/\//);
@@ -296,6 +313,7 @@ describe('a session round trip', () => {
   });
 
   it('lists it among running sessions without a cdp_url', async () => {
+    const session = await roundTrip();
     const running = await api.sessions.list({ status: 'running' });
     const mine = running.find((s) => s.id === session.id);
     expect(mine).toBeDefined();
@@ -303,6 +321,7 @@ describe('a session round trip', () => {
   });
 
   it('gives the connection details: cdp_url, debugger address, live view', async () => {
+    const session = await roundTrip();
     const connection = await api.sessions.connection(session.id);
     expect(connection.status).toBe('running');
     expect(connection.cdp_url).toMatch(/^wss?:\/\//);
@@ -311,6 +330,7 @@ describe('a session round trip', () => {
   });
 
   it('accepts a CDP client on the cdp_url unchanged, and serves /json/version on the debugger address', async () => {
+    const session = await roundTrip();
     const version = await cdpCall(session.cdp_url, 'Browser.getVersion');
     expect(String(version.product)).toMatch(/Chrome|Chromium/i);
     const connection = await api.sessions.connection(session.id);
@@ -320,7 +340,7 @@ describe('a session round trip', () => {
   });
 
   it('drives the page: navigate, content, execute-code, click, type, scroll', async () => {
-    const id = session.id;
+    const { id } = await roundTrip();
     expect(await api.tools.navigate({ session_id: id, url: pageUrl })).toEqual({ status: 'ok' });
     expect(await api.tools.content({ session_id: id })).toContain(MARKER);
     expect(
@@ -343,11 +363,15 @@ describe('a session round trip', () => {
   });
 
   it('lists the open page', async () => {
-    const pages = await api.sessions.pages(session.id);
-    expect(pages.some((p) => p.type === 'page' && p.title === 'clicked')).toBe(true);
+    const { id } = await roundTrip();
+    await api.tools.navigate({ session_id: id, url: pageUrl });
+    await api.tools.executeCode({ session_id: id, code: 'document.title = "listed"' });
+    const pages = await api.sessions.pages(id);
+    expect(pages.some((p) => p.type === 'page' && p.title === 'listed')).toBe(true);
   });
 
   it('takes a PNG screenshot and a PDF', async () => {
+    const session = await roundTrip();
     const png = await api.tools.screenshot({ session_id: session.id });
     expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
     const pdf = await api.tools.pdf({ session_id: session.id });
@@ -355,6 +379,8 @@ describe('a session round trip', () => {
   });
 
   it('ends it, and ending again is still a success', async () => {
+    const session = await roundTrip();
+    endedP ??= Promise.resolve(session);
     expect(await api.sessions.end(session.id)).toEqual({ status: 'success' });
     const ended = await api.sessions.retrieve(session.id);
     expect(ended.status).toBe('ended');
@@ -364,10 +390,10 @@ describe('a session round trip', () => {
   });
 
   it('publishes the recording after the end and downloads it as a WebM video', async () => {
-    const published = await api.sessions.recordings.waitForPublished(session.id, {
-      timeout: 90_000,
-      intervalMs: 500,
-    });
+    const session = await endedSession();
+    const published = (await publishedRecording()) as Awaited<
+      ReturnType<typeof api.sessions.recordings.waitForPublished>
+    >;
     expect(published.length).toBeGreaterThan(0);
     expect(published.some((r) => r.is_primary)).toBe(true);
     const files = await api.sessions.recordings.download(session.id, { dir });
@@ -381,6 +407,8 @@ describe('a session round trip', () => {
   it.skipIf(emulatorOnly('forcing a 403 on a signed video URL needs emulator faults'))(
     're-lists and downloads again when the signed video URL answers 403',
     async () => {
+      const session = await endedSession();
+      await publishedRecording();
       await target.admin?.injectFault({
         method: 'GET',
         path: '/recording-files/*',
