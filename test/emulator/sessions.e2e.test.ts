@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,7 +181,15 @@ describe('sessions on real Chromium', () => {
 
 describe('startEmulator close()', () => {
   it('ends every running session and leaves no Chromium process', async () => {
-    const local = await startEmulator({ ffmpegPath: false });
+    // A temp dir of this test's own, so that only this emulator's Chromium processes are
+    // counted, not those of whatever else runs on the machine.
+    const ownTmp = mkdtempSync(join(tmpdir(), 'rb-end-all-'));
+    const previousTmp = process.env.TMPDIR;
+    process.env.TMPDIR = ownTmp;
+    const local = await startEmulator({ ffmpegPath: false }).finally(() => {
+      if (previousTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previousTmp;
+    });
     const call = client(local.url, local.token);
     for (let i = 0; i < 2; i++) {
       const res = await call('POST', '/sessions', {
@@ -192,12 +203,11 @@ describe('startEmulator close()', () => {
     const count = () =>
       execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
         .split('\n')
-        .filter(
-          (line) => line.includes('remote-browser-emulator') && line.includes('--remote-debugging'),
-        ).length;
+        .filter((line) => line.includes(ownTmp) && line.includes('--remote-debugging')).length;
     expect(count()).toBeGreaterThan(0);
     await local.close();
     expect(count()).toBe(0);
     await expect(fetch(`${local.url}/_emulator/state`)).rejects.toThrow();
+    rmSync(ownTmp, { recursive: true, force: true });
   });
 });
