@@ -5,9 +5,11 @@
  * exactly once, on every path the library can see.
  *
  * Rules that keep a pool cheap and polite:
- * - a refill never waits for a slot: on a 429 it backs off until one of the pool's own handed-out
- *   sessions ends (or Retry-After passes), so it never takes a slot another process is queued for,
- *   and `launch()` with nothing warm launches normally (waiting for a slot as usual);
+ * - a refill never waits for a slot, and after its first 429 the pool stops warming for good: an
+ *   account at its session limit gains nothing from warming (the limit, not the start time, is
+ *   what everyone waits for), and a refill woken by a freed slot would take it from another
+ *   worker already queued for it. `launch()` with nothing warm launches normally, queueing for a
+ *   slot like everyone else;
  * - at most `size` sessions are warm or warming at once; a taken one is replaced in the background;
  * - a warm session older than `maxWarmAgeMs` (half the idle timeout by default) is ended and
  *   replaced rather than handed out, so nobody gets a session the service is about to end.
@@ -25,8 +27,6 @@ export interface PoolDriver<B> {
   close(browser: B): Promise<void>;
   /** False once the browser has disconnected (its session ended on the service's side). */
   isAlive(browser: B): boolean;
-  /** Calls `listener` once when the browser goes away (closed by its user, or disconnected). */
-  onGone(browser: B, listener: () => void): void;
 }
 
 export interface SessionPoolOptions {
@@ -58,7 +58,6 @@ interface Warm<B> {
   browser?: B;
 }
 
-const RETRY_FALLBACK_MS = 5_000;
 const MAX_BACKOFF_MS = 30_000;
 
 /** Checks pool options before any session is launched; returns the effective values. */
@@ -106,6 +105,8 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   readonly #warm: Warm<B>[] = [];
   #closed: Promise<void> | undefined;
   #backoffUntil = 0;
+  /** Set by the first 429: the account is at its limit, warming would only take others' slots. */
+  #saturated = false;
   #backoffTimer: NodeJS.Timeout | undefined;
   #failures = 0;
   #stats = { created: 0, handedOut: 0, discarded: 0 };
@@ -173,8 +174,6 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
 
   #handOut(browser: B): B {
     this.#stats.handedOut++;
-    // One of our own sessions ending frees a slot: a refill that backed off on a 429 may go.
-    this.#driver.onGone(browser, () => this.#wake());
     return browser;
   }
 
@@ -189,7 +188,7 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   }
 
   #wake(): void {
-    if (this.#closed || this.#backoffUntil === 0) return;
+    if (this.#closed) return;
     this.#backoffUntil = 0;
     clearTimeout(this.#backoffTimer);
     this.#fill();
@@ -204,7 +203,12 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   }
 
   #fill(): void {
-    while (!this.#closed && this.#warm.length < this.#size && this.#now() >= this.#backoffUntil) {
+    while (
+      !this.#closed &&
+      !this.#saturated &&
+      this.#warm.length < this.#size &&
+      this.#now() >= this.#backoffUntil
+    ) {
       const entry: Warm<B> = { startedAt: this.#now(), ready: Promise.resolve(undefined) };
       entry.ready = this.#warmOne(entry);
       this.#warm.push(entry);
@@ -226,11 +230,8 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
     } catch (error) {
       this.#remove(entry);
       if (isRateLimitError(error) || isRateLimitError((error as Error).cause)) {
-        const limit = (isRateLimitError(error) ? error : (error as Error).cause) as {
-          retryAfterMs?: number;
-        };
-        debug('warming paused: the account is at its session limit');
-        this.#backOff(limit.retryAfterMs ?? RETRY_FALLBACK_MS);
+        debug('warming stopped: the account is at its session limit');
+        this.#saturated = true;
       } else {
         this.#failures++;
         debug(`warming failed: ${(error as Error).message}`);
@@ -250,7 +251,6 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
 export interface PooledBrowser<B> {
   close(browser: B): Promise<void>;
   isAlive(browser: B): boolean;
-  onGone(browser: B, listener: () => void): void;
 }
 
 /**

@@ -20,6 +20,5 @@ export function createSessionPool(
   return createPool<Browser, PlaywrightRemoteOptions>(options, launchRemote, {
     close: (browser) => browser.close(),
     isAlive: (browser) => browser.isConnected(),
-    onGone: (browser, listener) => void browser.once('disconnected', listener),
   });
 }

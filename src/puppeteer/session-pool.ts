@@ -20,6 +20,5 @@ export function createSessionPool(
   return createPool<Browser, PuppeteerRemoteOptions>(options, launchRemote, {
     close: (browser) => browser.close(),
     isAlive: (browser) => browser.connected,
-    onGone: (browser, listener) => void browser.once('disconnected', listener),
   });
 }
