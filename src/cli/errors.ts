@@ -65,6 +65,18 @@ function tail(message: string): string {
 }
 
 export function describeError(error: unknown): Described {
+  const described = describeOnce(error);
+  // The library's own hint (what to change in the URL) is more precise than ours and already
+  // ends its message: show it once, as the hint.
+  const own = (error as { hint?: unknown } | null)?.hint;
+  if (typeof own === 'string' && described.message.includes(own)) {
+    described.message = described.message.replace(`. ${own}`, '').replace(own, '').trim();
+    described.hint = own;
+  }
+  return described;
+}
+
+function describeOnce(error: unknown): Described {
   if (error instanceof CliError) {
     return { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode };
   }

@@ -206,10 +206,16 @@ export class ConnectionError extends RemoteBrowserError {
    * non-idempotent call must be reconciled rather than repeated.
    */
   readonly requestSent: boolean;
+  /** What to change when the configured URL is the cause (already part of the message). */
+  readonly hint: string | undefined;
 
-  constructor(message: string, options: { cause?: unknown; requestSent: boolean }) {
+  constructor(
+    message: string,
+    options: { cause?: unknown; requestSent: boolean; hint?: string | undefined },
+  ) {
     super(message, { cause: options.cause });
     this.requestSent = options.requestSent;
+    this.hint = options.hint;
   }
 
   protected override details(): Record<string, unknown> {

@@ -190,7 +190,7 @@ export class Transport {
               `${spec.what}: ${method} ${logPath} failed without a response: ${(error as Error).message}` +
                 (neverSent ? '' : ' (the service may have received the request)') +
                 (hint ? `. ${hint}` : ''),
-              { cause: error, requestSent: !neverSent },
+              { cause: error, requestSent: !neverSent, hint },
             );
           }
           await waitInScope(delay, scope, spec.what);

@@ -57,7 +57,11 @@ describe('each failure is one line with one hint', () => {
 
   it('connection refused: is the service up, how to start the emulator', async () => {
     const err = await failure(['sessions', 'list'], { REMOTE_BROWSER_URL: 'http://127.0.0.1:9' });
-    expect(err).toMatch(/ECONNREFUSED.*hint: is the service up\?.*remote-browser emulator/);
+    // One line, one hint: the library's own "nothing is listening" says what to change.
+    expect(err).toMatch(
+      /ECONNREFUSED.*hint: nothing is listening at http:\/\/127\.0\.0\.1:9.*remote-browser emulator/,
+    );
+    expect(err.match(/remote-browser emulator/g)).toHaveLength(1);
   });
 
   it('https:// against the plain-http emulator: the scheme does not match', async () => {
