@@ -55,12 +55,9 @@ describe('browser runtime', () => {
     );
   });
 
-  it('launches Chromium well under two seconds and stops it with its whole process group', async () => {
-    const started = performance.now();
+  // Launch time is a benchmark figure (bench/), not a test assertion: a loaded machine stretches it.
+  it('launches Chromium and stops it with its whole process group', async () => {
     const browser = await runtime.launch({ sessionId: randomUUID(), record: false });
-    const launchMs = performance.now() - started;
-    console.info(`launch took ${launchMs.toFixed(0)} ms`);
-    expect(launchMs).toBeLessThan(2_000);
     expect(runtime.liveProcessCount()).toBe(1);
     expect(browser.chromiumAddress).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(browser.browserWsPath).toMatch(/^\/devtools\/browser\//);

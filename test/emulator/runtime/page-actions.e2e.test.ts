@@ -120,14 +120,14 @@ describe('page actions', () => {
     }
   });
 
-  it('reports a hung page as PageUnresponsiveError within the action timeout', async () => {
+  // The action timeout is what ends the wait: without it this would hang until vitest's timeout.
+  // How long it takes is not asserted here (a loaded machine stretches it); bench/ owns times.
+  it('reports a hung page as PageUnresponsiveError instead of hanging', async () => {
     const hung = await runtime.launch({ sessionId: randomUUID(), record: false });
     try {
       await hung.actions.navigate(`${pages.origin}/hang`);
       await new Promise((r) => setTimeout(r, 400)); // the page starts spinning 200 ms after load
-      const started = performance.now();
       await expect(hung.actions.executeCode('1')).rejects.toThrow(PageUnresponsiveError);
-      expect(performance.now() - started).toBeLessThan(4_000);
     } finally {
       await hung.stop();
     }
