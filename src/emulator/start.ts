@@ -24,6 +24,7 @@ import {
   createCdpProxy,
   createLiveView,
   type RunningBrowser,
+  removeOnExit,
 } from './runtime/index.js';
 import { createEmulatorServer } from './server.js';
 import { SERVICE_MODULES } from './services.js';
@@ -85,6 +86,8 @@ export async function startWithParts(
   const clock = new EmulatorClock();
   const store = new Store(clock, options);
   const dataDir = await mkdtemp(join(tmpdir(), 'remote-browser-emulator-data-'));
+  // A crash or an unhandled Ctrl-C before close() must not leave the data dir behind.
+  const forgetDataDir = removeOnExit(dataDir);
   let origin = '';
   const log: EmulatorContext['log'] = (level, message) => options.logger(level, redact(message));
 
@@ -165,6 +168,7 @@ export async function startWithParts(
     server.close();
     clock.cancelAll();
     await rm(dataDir, { recursive: true, force: true });
+    forgetDataDir();
     throw error;
   }
   const port = front?.port ?? serverPort;
@@ -182,6 +186,7 @@ export async function startWithParts(
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await rm(dataDir, { recursive: true, force: true });
+      forgetDataDir();
     })();
     return closing;
   };

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findChromium, findFfmpeg } from './find-executables.js';
-import { pidAlive } from './process-groups.js';
+import { pidAlive, removeOnExit } from './process-groups.js';
 import { launchBrowser } from './running-browser.js';
 import type { BrowserRuntime, RunningBrowser, RuntimeOptions } from './types.js';
 
@@ -18,6 +18,8 @@ export async function createBrowserRuntime(options: RuntimeOptions = {}): Promis
   const workDir = options.workDir
     ? resolve(options.workDir)
     : await mkdtemp(join(tmpdir(), 'remote-browser-emulator-'));
+  // A crash or Ctrl-C before shutdown() must not leave the dir (and Chromium's temp dirs in it).
+  const forgetWorkDir = ownWorkDir ? removeOnExit(workDir) : () => {};
   const config = {
     chromiumPath,
     ffmpegPath: ffmpeg.path,
@@ -62,6 +64,7 @@ export async function createBrowserRuntime(options: RuntimeOptions = {}): Promis
     async shutdown() {
       await Promise.allSettled([...browsers].map((browser) => browser.stop()));
       if (ownWorkDir) await rm(workDir, { recursive: true, force: true });
+      forgetWorkDir();
     },
   };
 }

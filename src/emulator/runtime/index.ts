@@ -10,6 +10,7 @@ export {
 } from './find-executables.js';
 export type { LiveView, LiveViewOptions } from './live-view.js';
 export { createLiveView } from './live-view.js';
+export { removeOnExit } from './process-groups.js';
 export type {
   BrowserRuntime,
   CdpProxy,

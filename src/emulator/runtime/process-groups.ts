@@ -3,9 +3,11 @@
  * browser, its zygote and every renderer. This module kills groups and makes sure a dying Node
  * process takes its groups with it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 
 const liveGroups = new Set<number>();
+/** Temp dirs this process made and removes when it dies before removing them itself. */
+const ownedDirs = new Set<string>();
 let hooksInstalled = false;
 
 function killGroupNow(pgid: number): void {
@@ -21,6 +23,23 @@ function killAllGroups(): void {
   liveGroups.clear();
 }
 
+/** Synchronous on purpose: it runs in `exit` handlers and just before a signal is re-raised. */
+function removeOwnedDirs(): void {
+  for (const dir of ownedDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+    } catch {
+      // Nothing more a dying process can do about it.
+    }
+  }
+  ownedDirs.clear();
+}
+
+function onExit(): void {
+  killAllGroups();
+  removeOwnedDirs();
+}
+
 /**
  * Ctrl-C and `kill` end Node without running `exit` handlers, and a detached Chromium does not
  * get the terminal's SIGINT, so it would outlive us. Like signal-exit: kill the groups, then if
@@ -31,6 +50,8 @@ function onSignal(signal: NodeJS.Signals): void {
   // Handlers marked cooperative (installExitHooks()) re-raise on their own: they are not the host.
   const host = process.listeners(signal).filter((l) => !(COOPERATIVE in l));
   if (host.length === 0) {
+    // The re-raised signal ends the process without `exit` handlers: remove the dirs now.
+    removeOwnedDirs();
     process.removeListener(signal, signalHandlers[signal]!);
     process.kill(process.pid, signal);
   }
@@ -50,13 +71,25 @@ function installHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
   // `exit` handlers must be synchronous: process.kill is, and it is all we need.
-  process.on('exit', killAllGroups);
+  // An uncaught exception also runs them, so a crashed emulator leaves no work dir behind.
+  process.on('exit', onExit);
   for (const [signal, handler] of Object.entries(signalHandlers)) process.on(signal, handler!);
 }
 
 export function trackGroup(pgid: number): void {
   installHooks();
   liveGroups.add(pgid);
+}
+
+/**
+ * Removes `dir` if the process exits (or is ended by a signal nobody else handles) before the
+ * returned function is called; call it once the dir is removed the normal way. SIGKILL cannot be
+ * caught: what it leaves stays.
+ */
+export function removeOnExit(dir: string): () => void {
+  installHooks();
+  ownedDirs.add(dir);
+  return () => void ownedDirs.delete(dir);
 }
 
 export function killGroup(pgid: number): void {

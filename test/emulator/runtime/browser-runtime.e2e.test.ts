@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -94,20 +96,57 @@ describe('browser runtime', () => {
     expect(crashed).toHaveBeenCalledTimes(1);
   });
 
-  it('takes its Chromium down with it when the Node process crashes', async () => {
-    const script = fileURLToPath(new URL('./fixtures/crash-after-launch.ts', import.meta.url));
+  /** A child with a temp dir of its own, so what it leaves there can be listed. */
+  function spawnFixture(name: string) {
+    const childTmp = mkdtempSync(join(tmpdir(), 'rb-child-'));
+    const script = fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', script], {
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TMPDIR: childTmp },
     });
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;
     });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).not.toBe(0);
-    const pid = Number(output.trim());
-    expect(pid).toBeGreaterThan(0);
-    await vi.waitFor(() => expect(pidGone(pid) || isZombie(pid)).toBe(true));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const leftovers = () =>
+      readdirSync(childTmp).filter((entry) =>
+        /^(remote-browser-emulator-|org\.chromium\.)/.test(entry),
+      );
+    return {
+      child,
+      output: () => output,
+      exited,
+      leftovers,
+      dispose: () => rmSync(childTmp, { recursive: true, force: true }),
+    };
+  }
+
+  it('takes its Chromium and its work dir down with it when the Node process crashes', async () => {
+    const fixture = spawnFixture('crash-after-launch.ts');
+    try {
+      expect(await fixture.exited).not.toBe(0);
+      const pid = Number(fixture.output().trim());
+      expect(pid).toBeGreaterThan(0);
+      await vi.waitFor(() => expect(pidGone(pid) || isZombie(pid)).toBe(true));
+      expect(fixture.leftovers()).toEqual([]);
+    } finally {
+      fixture.dispose();
+    }
+  });
+
+  it('an emulator ended by SIGTERM it does not handle leaves no data or work dir', async () => {
+    const fixture = spawnFixture('emulator-until-signal.ts');
+    try {
+      await vi.waitFor(() => expect(fixture.output()).toMatch(/\S+\n/), { timeout: 60_000 });
+      // The session is running: its Chromium and work dir exist until the signal.
+      expect(fixture.leftovers().length).toBeGreaterThan(0);
+      fixture.child.kill('SIGTERM');
+      expect(await fixture.exited).toBe(null);
+      expect(fixture.leftovers()).toEqual([]);
+    } finally {
+      fixture.dispose();
+    }
   });
 
   it('runs ten sessions at once and shutdown leaves no Chromium', async () => {
