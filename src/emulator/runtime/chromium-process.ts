@@ -47,7 +47,10 @@ const MAX_SOCKET_PATH = 107;
  * neither fits.
  */
 export async function chromiumTempDir(workDir: string): Promise<string | undefined> {
-  for (const prefix of [join(workDir, 't'), join(tmpdir(), 'rbc-')]) {
+  // A long TMPDIR (a CI runner's, a test's) leaves /tmp, where unix sockets always fit.
+  const candidates = [join(workDir, 't'), join(tmpdir(), 'rbc-')];
+  if (process.platform !== 'win32') candidates.push('/tmp/rbc-');
+  for (const prefix of candidates) {
     // mkdtemp adds six characters.
     if (prefix.length + 6 + SINGLETON_SOCKET_SUFFIX.length <= MAX_SOCKET_PATH) {
       return mkdtemp(prefix);

@@ -6,6 +6,7 @@ import { CdpClient } from './cdp-client.js';
 import { type ChromiumProcess, chromiumTempDir, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
 import { createPageActions } from './page-actions.js';
+import { removeOnExit } from './process-groups.js';
 import { Recorder } from './recorder.js';
 import { Screencast } from './screencast.js';
 import { registerSession } from './session-registry.js';
@@ -32,8 +33,12 @@ export async function launchBrowser(
   const userDataDir = spec.userDataDir ?? join(sessionDir, 'profile');
   await mkdir(userDataDir, { recursive: true });
   const tempDir = await chromiumTempDir(config.workDir);
+  // Outside the work dir (a long TMPDIR) it needs its own removal if the process dies first.
+  const forgetTempDir =
+    tempDir && !tempDir.startsWith(config.workDir) ? removeOnExit(tempDir) : () => {};
   const removeProfile = async () => {
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    forgetTempDir();
     if (throwawayProfile) await rm(userDataDir, { recursive: true, force: true });
   };
 
