@@ -63,8 +63,16 @@ export interface SessionRecord {
   lastActivityAt: number;
   timers: ClockTimer[];
   debuggerEndpoint?: Promise<DebuggerEndpoint>;
-  /** Set once the end has started, so every path that ends a session shares one stop(). */
+  /**
+   * Set once the end has started, so every path that ends a session shares one end; resolves
+   * when Chromium is gone (what a DELETE waits for).
+   */
   ending?: Promise<void>;
+  /**
+   * Set with `ending`; resolves once the recording (if any) is encoded and in the store, after
+   * `ending`. Listings due to show it wait for it; a reset or close waits for it.
+   */
+  recorded?: Promise<void>;
 }
 
 export interface RecordingRecord {

@@ -21,8 +21,13 @@ export function signedVideoUrl(ctx: EmulatorContext, origin: string, recording: 
 
 export function recordingRoutes(ctx: EmulatorContext) {
   return (r: RouteRegistrar) => {
-    r.add('GET', '/sessions/:id/recordings', ({ req, params, origin }) => {
+    r.add('GET', '/sessions/:id/recordings', async ({ req, params, origin }) => {
       const session = findSession(ctx, authenticate(ctx, req), params.id as string);
+      // The model publishes at end + delay. An encode still running then (DELETE answers before
+      // it) is the emulator's own cost: the listing waits for it instead of showing nothing.
+      const dueAt =
+        (session.endedAt ?? Number.POSITIVE_INFINITY) + ctx.options.recordingPublicationDelayMs;
+      if (session.recorded && ctx.clock.now() >= dueAt) await session.recorded;
       const recordings = ctx.store.publishedRecordings(session.id).map((recording) => ({
         id: recording.id,
         is_primary: recording.isPrimary,

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EmulatorContext } from '../context.js';
 import { conflict, HttpError, limitReached, unavailable } from '../http-error.js';
 import type { Account, ProfileRecord, SessionRecord } from '../model.js';
+import type { EndedBrowser, RecordingFile } from '../runtime/index.js';
 import { pinFromConfig } from './profile-pin.js';
 import type { ResolvedRequest } from './targeting.js';
 
@@ -139,7 +140,9 @@ export class SessionLifecycle {
     session.endReason = reason;
     for (const timer of session.timers) timer.cancel();
     session.timers = [];
-    session.ending = this.#finish(session);
+    const ended = this.#finish(session);
+    session.ending = ended.then(() => {});
+    session.recorded = ended.then(({ recording }) => this.#publish(session, recording));
     return session.ending;
   }
 
@@ -148,7 +151,10 @@ export class SessionLifecycle {
     this.#holds = new AbortController();
     await Promise.all(this.#inFlight);
     await Promise.all(this.ctx.store.runningSessions().map((s) => this.end(s, reason)));
-    await Promise.all([...this.ctx.store.sessions.values()].map((s) => s.ending));
+    const sessions = [...this.ctx.store.sessions.values()];
+    await Promise.all(sessions.map((s) => s.ending));
+    // Encodes still running must not outlive a reset (the store is cleared after) or a close.
+    await Promise.all(sessions.map((s) => s.recorded));
   }
 
   /** The profile was deleted: its cache dir goes once no session holds it. */
@@ -196,15 +202,16 @@ export class SessionLifecycle {
     session.timers.push(timer);
   }
 
-  async #finish(session: SessionRecord): Promise<void> {
-    const { clock, store, options } = this.ctx;
+  /** Chromium gone, debugger address closed, profile released: the session has ended. */
+  async #finish(session: SessionRecord): Promise<EndedBrowser> {
+    const { clock, options } = this.ctx;
     const endpoint = session.debuggerEndpoint;
     if (endpoint) {
       await endpoint.then((e) => e.close()).catch(() => {});
     }
-    let file: Awaited<ReturnType<NonNullable<SessionRecord['browser']>['stop']>>;
+    let recording: Promise<RecordingFile | undefined> = Promise.resolve(undefined);
     try {
-      file = await session.browser?.stop();
+      if (session.browser) ({ recording } = await session.browser.end());
     } catch (error) {
       this.ctx.log('error', `session ${session.id}: stop failed: ${String(error)}`);
     }
@@ -217,25 +224,40 @@ export class SessionLifecycle {
         await rm(orphanDir, { recursive: true, force: true });
       }
     }
-    if (file) {
-      const publishedAt = Math.max(
-        (session.endedAt ?? clock.now()) + options.recordingPublicationDelayMs,
-        clock.now(),
-      );
-      const recordingId = randomUUID();
-      store.recordings.set(recordingId, {
-        id: recordingId,
-        sessionId: session.id,
-        accountId: session.accountId,
-        isPrimary: true,
-        file,
-        publishedAt,
-      });
-    }
     this.ctx.log('info', `session ${session.id} ended (${session.endReason})`);
     const endedAt = session.endedAt ?? clock.now();
     // Retention: the session and its recordings disappear, files included.
     clock.at(endedAt + options.retentionMs, () => void this.#forget(session.id));
+    // Wrapped: an async function returning the bare promise would wait for the encode.
+    return { recording };
+  }
+
+  /** Once encoded, the recording is listed from the end plus the publication delay on. */
+  async #publish(
+    session: SessionRecord,
+    encoding: Promise<RecordingFile | undefined>,
+  ): Promise<void> {
+    const file = await encoding;
+    if (!file) return;
+    const { clock, store, options } = this.ctx;
+    if (store.sessions.get(session.id) !== session) {
+      // Forgotten (retention) while it was encoding: nothing will ever list or remove it.
+      await rm(file.path, { force: true }).catch(() => {});
+      return;
+    }
+    const publishedAt = Math.max(
+      (session.endedAt ?? clock.now()) + options.recordingPublicationDelayMs,
+      clock.now(),
+    );
+    const recordingId = randomUUID();
+    store.recordings.set(recordingId, {
+      id: recordingId,
+      sessionId: session.id,
+      accountId: session.accountId,
+      isPrimary: true,
+      file,
+      publishedAt,
+    });
   }
 
   async #forget(sessionId: string): Promise<void> {

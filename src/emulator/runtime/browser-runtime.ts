@@ -41,13 +41,18 @@ export async function createBrowserRuntime(options: RuntimeOptions = {}): Promis
       const browser = await launchBrowser(spec, config);
       browsers.add(browser);
       pids.add(browser.pid);
-      const stop = browser.stop;
+      const end = browser.end;
+      // Tracked until its recording is encoded too: shutdown waits for that before the work dir goes.
+      const forget = () => void browsers.delete(browser);
       return Object.assign(browser, {
-        stop: async () => {
+        end: async () => {
           try {
-            return await stop();
-          } finally {
-            browsers.delete(browser);
+            const ended = await end();
+            void ended.recording.finally(forget);
+            return ended;
+          } catch (error) {
+            forget();
+            throw error;
           }
         },
       });

@@ -15,6 +15,7 @@ export type {
   BrowserRuntime,
   CdpProxy,
   CdpTargetResolver,
+  EndedBrowser,
   LaunchSpec,
   PageActions,
   PageInfo,

@@ -10,7 +10,7 @@ import { removeOnExit } from './process-groups.js';
 import { Recorder } from './recorder.js';
 import { Screencast } from './screencast.js';
 import { registerSession } from './session-registry.js';
-import type { LaunchSpec, RecordingFile, RunningBrowser } from './types.js';
+import type { EndedBrowser, LaunchSpec, RecordingFile, RunningBrowser } from './types.js';
 
 const debug = createDebug('emulator:runtime');
 
@@ -92,8 +92,24 @@ export async function launchBrowser(
     spec.onExit?.();
   });
 
-  let stopped: Promise<RecordingFile | undefined> | undefined;
-  const stop = async (): Promise<RecordingFile | undefined> => {
+  const encode = async (): Promise<RecordingFile | undefined> => {
+    if (!recorder) {
+      // Leaves the folder alone if anything else (a kept profile) lives in it.
+      await rmdir(sessionDir).catch(() => {});
+      return undefined;
+    }
+    try {
+      return await recorder.finish(endedAt ?? Date.now());
+    } catch (error) {
+      // Ending the session must not fail because the video could not be made.
+      debug(`session ${spec.sessionId}: recording failed: ${(error as Error).message}`);
+      await recorder.discard().catch(() => {});
+      return undefined;
+    }
+  };
+
+  let ending: Promise<EndedBrowser> | undefined;
+  const end = async (): Promise<EndedBrowser> => {
     stopping = true;
     endedAt ??= Date.now();
     screencast.stop();
@@ -101,23 +117,12 @@ export async function launchBrowser(
     // lazily and on a clean shutdown, so ask it to close first (bounded) and kill only after.
     if (!throwawayProfile && !chromium.hasExited()) await closeCleanly(cdp, chromium.exited);
     cdp.close();
-    // Kill first: the recording is encoded from what is already on disk.
+    // Kill first: the recording is encoded from what is already on disk, after the session has
+    // been answered as ended.
     await chromium.kill();
     markEnded();
     await removeProfile();
-    if (!recorder) {
-      // Leaves the folder alone if anything else (a kept profile) lives in it.
-      await rmdir(sessionDir).catch(() => {});
-      return undefined;
-    }
-    try {
-      return await recorder.finish(endedAt);
-    } catch (error) {
-      // Ending the session must not fail because the video could not be made.
-      debug(`session ${spec.sessionId}: recording failed: ${(error as Error).message}`);
-      await recorder.discard().catch(() => {});
-      return undefined;
-    }
+    return { recording: encode() };
   };
 
   const browser: RunningBrowser = {
@@ -138,10 +143,12 @@ export async function launchBrowser(
       })),
     onFrame: (listener) => screencast.onFrame(listener),
     lastFrame: () => screencast.lastFrame(),
-    stop: () => {
-      stopped ??= stop();
-      return stopped;
+    end: () => {
+      ending ??= end();
+      return ending;
     },
+    // Through `browser.end` (not `end`): the runtime wraps it to learn when the browser is done.
+    stop: () => browser.end().then((ended) => ended.recording),
   };
   registerSession({ browser, onActivity: () => spec.onActivity?.(), ended });
   return browser;

@@ -92,10 +92,24 @@ export interface RunningBrowser {
   /** The latest frame, if any (so a new live viewer sees something at once). */
   lastFrame(): Buffer | undefined;
   /**
-   * Ends the session now: Chromium (and its whole process group) is killed before this resolves.
-   * Resolves with the recording when one was made, encoded after the kill.
+   * Ends the session now: resolves as soon as Chromium (and its whole process group) is gone,
+   * before the recording is encoded, so the control plane can answer a DELETE without waiting
+   * for ffmpeg. The recording follows in `recording`. Calling it again returns the same end.
+   */
+  end(): Promise<EndedBrowser>;
+  /**
+   * `end()`, then the recording: resolves once everything is done, with the recording when one
+   * was made (encoded after the kill). For callers that need both, such as a shutdown.
    */
   stop(): Promise<RecordingFile | undefined>;
+}
+
+export interface EndedBrowser {
+  /**
+   * Settles when the recording's encode is done: the file, or undefined when none was made or
+   * the encode failed (ending a session never fails because of its video). Never rejects.
+   */
+  readonly recording: Promise<RecordingFile | undefined>;
 }
 
 export interface BrowserRuntime {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseRange } from '../../../src/emulator/browser-service/recording-files.js';
 import { call, client, type FakeEmulator, startFakeEmulator } from '../helpers/emulator.js';
 
@@ -9,6 +9,12 @@ beforeAll(async () => {
   emu = await startFakeEmulator({ recordingPublicationDelayMs: 3000 });
   api = client(emu.url, emu.token);
   emu.control.recordingBytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
+});
+/** Releases an encode a test held, so a failed test does not hang the emulator's close. */
+let releaseHeld = () => {};
+afterEach(() => {
+  releaseHeld();
+  emu.control.encode = async () => {};
 });
 afterAll(async () => {
   await emu.close();
@@ -111,5 +117,37 @@ describe('recordings', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe('ending a session while its recording encodes', () => {
+  it('answers DELETE once the browser is gone, before the encode ends, and lists the recording once encoded', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    releaseHeld = release;
+    emu.control.encode = async () => {
+      order.push('encode started');
+      await held;
+      order.push('encode finished');
+    };
+    const { id } = (await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } }))
+      .body.data;
+    const browser = emu.control.launched.at(-1)!;
+    // With the encode held, a DELETE that waited for it would never answer (the test times out).
+    const deleted = await api('DELETE', `/sessions/${id}`);
+    order.push('DELETE answered');
+    expect(deleted.status).toBe(200);
+    expect(browser.alive).toBe(false);
+    expect((await api('GET', `/sessions/${id}`)).body.data.status).toBe('ended');
+    expect((await api('GET', `/sessions/${id}/recordings`)).body.data).toEqual([]);
+    release();
+    await emu.admin.advanceClock(3000);
+    const listed = (await api('GET', `/sessions/${id}/recordings`)).body.data;
+    expect(listed).toHaveLength(1);
+    expect((await fetch(listed[0].video_url)).status).toBe(200);
+    expect(order).toEqual(['encode started', 'DELETE answered', 'encode finished']);
   });
 });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
   BrowserRuntime,
+  EndedBrowser,
   LaunchSpec,
   PageActions,
   RecordingFile,
@@ -35,6 +36,11 @@ export interface FakeRuntimeControl {
    * the control plane does while one is in flight (the limit check) is exercised.
    */
   launchDelayMs: number;
+  /**
+   * Runs at the start of each recording's encode, after the browser is gone; the encode ends when
+   * it resolves. Hold it to see what the control plane does while a recording is encoding.
+   */
+  encode: (sessionId: string) => Promise<void>;
 }
 
 export function okActions(): PageActions {
@@ -59,6 +65,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
     recordingsAvailable: true,
     failNextLaunch: false,
     launchDelayMs: 25,
+    encode: async () => {},
   };
   let nextPid = 100_000;
   const runtime: BrowserRuntime = {
@@ -75,6 +82,16 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         control.failNextLaunch = false;
         throw new Error('fake launch failure');
       }
+      let ended: Promise<EndedBrowser> | undefined;
+      const encode = async (): Promise<RecordingFile | undefined> => {
+        browser.alive = false;
+        if (!spec.record || !control.recordingBytes) return undefined;
+        const bytes = control.recordingBytes;
+        await control.encode(spec.sessionId);
+        const path = join(dir, `${spec.sessionId}.webm`);
+        writeFileSync(path, bytes);
+        return { path, contentType: 'video/webm', durationSeconds: 2.5, sizeBytes: bytes.length };
+      };
       const browser: FakeBrowser = {
         spec,
         alive: true,
@@ -88,18 +105,11 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         pages: async () => [{ id: 'p1', title: 'Fake', type: 'page', url: 'about:blank' }],
         onFrame: () => () => {},
         lastFrame: () => undefined,
-        async stop(): Promise<RecordingFile | undefined> {
-          browser.alive = false;
-          if (!spec.record || !control.recordingBytes) return undefined;
-          const path = join(dir, `${spec.sessionId}.webm`);
-          writeFileSync(path, control.recordingBytes);
-          return {
-            path,
-            contentType: 'video/webm',
-            durationSeconds: 2.5,
-            sizeBytes: control.recordingBytes.length,
-          };
+        end() {
+          ended ??= Promise.resolve({ recording: encode() });
+          return ended;
         },
+        stop: () => browser.end().then((e) => e.recording),
         crash() {
           browser.alive = false;
           spec.onExit?.();

@@ -82,6 +82,28 @@ describe('recordings and live view', () => {
     expect(await browser.stop()).toBeUndefined();
   });
 
+  it('ends with Chromium gone and the recording still to encode, which follows', async () => {
+    const workDir = await mkdtemp(join(tmpdir(), 'runtime-end-test-'));
+    const own = await createBrowserRuntime({ workDir });
+    try {
+      const sessionId = randomUUID();
+      const browser = await own.launch({ sessionId, record: true });
+      await browser.actions.navigate(`${pages.origin}/animated`);
+      const ended = await browser.end();
+      expect(own.liveProcessCount()).toBe(0);
+      // The encode writes this file; end() answered without waiting for it.
+      const output = join(workDir, sessionId, 'recording.webm');
+      expect(existsSync(output)).toBe(false);
+      const recording = await ended.recording;
+      expect(recording?.path).toBe(output);
+      expect(existsSync(output)).toBe(true);
+      expect(await browser.end()).toBe(ended);
+    } finally {
+      await own.shutdown();
+      await rm(workDir, { recursive: true, force: true });
+    }
+  });
+
   it('still records a session that died on its own', async () => {
     const browser = await runtime.launch({ sessionId: randomUUID(), record: true });
     await new Promise((r) => setTimeout(r, 500));
