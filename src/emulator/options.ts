@@ -109,7 +109,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   } = options;
   return {
     host: host ?? '127.0.0.1',
-    port: port ?? 0,
+    port: portNumber(port),
     recordingPublicationDelayMs: recordingPublicationDelayMs ?? 3000,
     defaultLimits: { ...DEFAULT_LIMITS, ...defaultLimits },
     locations: locations ?? true,
@@ -123,6 +123,17 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     sessionStartMs: milliseconds('sessionStartMs', sessionStartMs),
     runtime,
   };
+}
+
+/** A TCP port: absent is 0 (a free one); a bad one is an error naming it, not a late RangeError. */
+function portNumber(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535) {
+    return value;
+  }
+  throw new RequestValidationError('startEmulator', [
+    { path: 'port', message: `must be an integer from 0 to 65535 (got ${String(value)})` },
+  ]);
 }
 
 function networkObject(value: unknown): NetworkOptions {

@@ -6,14 +6,15 @@
  * options on every launch, so an option without a remote meaning is ignored with a warning,
  * never an error, unless the user asks for `strict`.
  */
-import { z } from 'zod';
-import { parseRequest } from '../http/request-validation.js';
 import { LaunchError } from './errors.js';
 
 /** The `process.emitWarning` code, so users can filter it the Node way. */
 export const IGNORED_OPTION_CODE = 'REMOTE_BROWSER_IGNORED_OPTION';
 
-/** The `remote` options only the drop-ins take (the rest are `launchRemote()`'s). */
+/**
+ * The `remote` options only the drop-ins take (the rest are `launchRemote()`'s); checked with
+ * each drop-in's schema in option-schemas.ts.
+ */
 export interface DropInRemoteOptions {
   /**
    * Make every ignored local option an error that names it, as a check that nothing local is
@@ -28,21 +29,6 @@ export interface DropInRemoteOptions {
    * A bare name (no path separator) is always a profile name. Default: `'ignore'`.
    */
   userDataDir?: 'ignore' | 'profile';
-}
-
-const dropInSchema = z.looseObject({
-  strict: z.boolean().optional(),
-  userDataDir: z.enum(['ignore', 'profile']).optional(),
-});
-
-/** Validates the drop-in's own `remote` fields; an error names the field and the rule. */
-export function parseDropInRemote(what: string, remote: unknown): DropInRemoteOptions {
-  if (remote === undefined) return {};
-  return parseRequest(what, z.object({ remote: dropInSchema }), { remote }, (issue) =>
-    issue.code === 'invalid_type'
-      ? `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`
-      : issue.message,
-  ).remote;
 }
 
 /** One option the drop-in could not carry over, and why. */

@@ -102,7 +102,7 @@ export const chromium: RemoteChromium = {
 
   async launchPersistentContext(userDataDir, options = {}) {
     const what = 'chromium.launchPersistentContext';
-    const sorted = sortLaunchOptions(what, options as Record<string, unknown>, true);
+    const sorted = sortLaunchOptions(what, options as Record<string, unknown>, true, userDataDir);
     const dir = mapUserDataDir(userDataDir, sorted.dropIn.userDataDir);
     const ignored = dir.kind === 'ignored' ? [...sorted.ignored, dir.ignored] : sorted.ignored;
     settleIgnored(what, ignored, sorted.dropIn.strict === true);

@@ -6,7 +6,7 @@
  * native Browser is patched on the instance, never wrapped in a Proxy.
  */
 import type { Browser } from 'playwright-core';
-import { RemoteBrowserError, RequestValidationError } from '../http/errors.js';
+import { RemoteBrowserError } from '../http/errors.js';
 
 export type ExtraContextsPolicy = 'warn' | 'error' | 'allow';
 
@@ -40,21 +40,7 @@ function explain(method: string): string {
   );
 }
 
-const POLICIES: readonly ExtraContextsPolicy[] = ['warn', 'error', 'allow'];
-
-/** Checks the option before anything is created (a typo must not launch a billed session). */
-export function checkExtraContexts(options: ExtraContextsOption, what: string): void {
-  const value: unknown = options.extraContexts;
-  if (value === undefined || POLICIES.includes(value as ExtraContextsPolicy)) return;
-  throw new RequestValidationError(what, [
-    {
-      path: 'extraContexts',
-      message: `must be one of ${POLICIES.join(', ')} (got ${JSON.stringify(value)})`,
-    },
-  ]);
-}
-
-/** Installs the policy on a freshly connected remote browser (checked by checkExtraContexts). */
+/** Installs the policy on a freshly connected remote browser (checked by the entry's option schema). */
 export function guardExtraContexts(browser: Browser, policy: ExtraContextsPolicy = 'warn'): void {
   if (policy === 'allow') return;
   const check = (method: string) => {

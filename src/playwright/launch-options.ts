@@ -22,9 +22,10 @@ import {
   type Ignored,
   isLocalDefault,
   mapArgs,
-  parseDropInRemote,
   WHY,
 } from '../launch/drop-in-options.js';
+import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
+import { parseEntry } from '../launch/parse-options.js';
 import { unappliedOptions } from './context-options.js';
 import type { PlaywrightRemoteOptions } from './launch-remote.js';
 
@@ -56,21 +57,37 @@ export interface SortedLaunch {
 }
 
 /**
- * Sorts the options of one call. `contextKeys`: for a persistent context, every key that is not
- * a launch option is a context option.
+ * Checks the options of one call with the entry's schema, then sorts them. `persistent`: every
+ * key that is not a launch option is a context option (and `userDataDir` is checked too).
  */
 export function sortLaunchOptions(
   what: string,
   options: Record<string, unknown>,
   persistent: boolean,
+  userDataDir?: unknown,
 ): SortedLaunch {
+  if (persistent) {
+    parseEntry(
+      what,
+      LAUNCH_SCHEMAS.chromiumPersistent,
+      { userDataDir, options },
+      {
+        relativeTo: 'options',
+      },
+    );
+  } else {
+    parseEntry(what, LAUNCH_SCHEMAS.chromiumLaunch, options);
+  }
   const { remote: rawRemote, headless, timeout, slowMo, args } = options;
-  const dropIn = parseDropInRemote(what, rawRemote);
   const {
-    strict: _strict,
-    userDataDir: _dir,
+    strict,
+    userDataDir: dirMapping,
     ...remote
-  } = (rawRemote ?? {}) as Record<string, unknown> & PlaywrightRemoteOptions;
+  } = (rawRemote ?? {}) as DropInRemoteOptions & PlaywrightRemoteOptions;
+  const dropIn: DropInRemoteOptions = {
+    ...(strict !== undefined ? { strict } : {}),
+    ...(dirMapping !== undefined ? { userDataDir: dirMapping } : {}),
+  };
   const ignored: Ignored[] = [];
   const context: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {

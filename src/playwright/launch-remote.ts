@@ -13,12 +13,10 @@ import {
   type OpenedSession,
   openSession,
 } from '../launch/open-session.js';
+import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
-import {
-  checkExtraContexts,
-  type ExtraContextsOption,
-  guardExtraContexts,
-} from './extra-contexts.js';
+import { parseEntry } from '../launch/parse-options.js';
+import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { loadChromium } from './load.js';
 
 const debug = createDebug('playwright');
@@ -33,9 +31,18 @@ export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraConte
   slowMo?: number;
 }
 
-/** Creates a remote session and returns the native Playwright `Browser` connected to it. */
+/** Where an unknown key of launchRemote() most likely came from. */
+const LOCAL_OPTIONS_HINT =
+  "launchRemote takes only its own options; a local launch's options go to the drop-in chromium.launch(), see docs/launch.md";
+
+/**
+ * Creates a remote session and returns the native Playwright `Browser` connected to it. Every
+ * option is checked first: a wrong one is a RequestValidationError, and nothing is created.
+ */
 export async function launchRemote(options: PlaywrightRemoteOptions = {}): Promise<Browser> {
-  checkExtraContexts(options, 'launchRemote');
+  parseEntry('launchRemote', LAUNCH_SCHEMAS.playwrightLaunch, options, {
+    unknownKeyHint: LOCAL_OPTIONS_HINT,
+  });
   const opened = await openSession(options, 'launchRemote');
   return connect(opened, options, 'launchRemote');
 }
@@ -45,7 +52,12 @@ export async function connectRemote(
   sessionId: string,
   options: PlaywrightRemoteOptions = {},
 ): Promise<Browser> {
-  checkExtraContexts(options, 'connectRemote');
+  parseEntry(
+    'connectRemote',
+    LAUNCH_SCHEMAS.playwrightConnect,
+    { sessionId, options },
+    { relativeTo: 'options' },
+  );
   const opened = await adoptSession(sessionId, options, 'connectRemote');
   return connect(opened, options, 'connectRemote');
 }

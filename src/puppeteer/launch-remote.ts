@@ -14,7 +14,9 @@ import {
   type OpenedSession,
   openSession,
 } from '../launch/open-session.js';
+import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
+import { parseEntry } from '../launch/parse-options.js';
 import { loadPuppeteer } from './load.js';
 
 const debug = createDebug('puppeteer');
@@ -35,8 +37,18 @@ export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
   acceptInsecureCerts?: boolean;
 }
 
-/** Creates a remote session and returns the native Puppeteer `Browser` connected to it. */
+/** Where an unknown key of launchRemote() most likely came from. */
+const LOCAL_OPTIONS_HINT =
+  "launchRemote takes only its own options; a local launch's options go to the drop-in puppeteer.launch(), see docs/launch.md";
+
+/**
+ * Creates a remote session and returns the native Puppeteer `Browser` connected to it. Every
+ * option is checked first: a wrong one is a RequestValidationError, and nothing is created.
+ */
 export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promise<Browser> {
+  parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
+    unknownKeyHint: LOCAL_OPTIONS_HINT,
+  });
   const opened = await openSession(options, 'launchRemote');
   return connect(opened, options, 'launchRemote');
 }
@@ -46,6 +58,14 @@ export async function connectRemote(
   sessionId: string,
   options: PuppeteerRemoteOptions = {},
 ): Promise<Browser> {
+  parseEntry(
+    'connectRemote',
+    LAUNCH_SCHEMAS.puppeteerConnect,
+    { sessionId, options },
+    {
+      relativeTo: 'options',
+    },
+  );
   const opened = await adoptSession(sessionId, options, 'connectRemote');
   return connect(opened, options, 'connectRemote');
 }

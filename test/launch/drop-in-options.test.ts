@@ -1,11 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isRequestValidationError } from '../../src/http/errors.js';
 import {
   IGNORED_OPTION_CODE,
   isLocalDefault,
   mapArgs,
   mapUserDataDir,
-  parseDropInRemote,
   resetIgnoredWarnings,
   settleIgnored,
 } from '../../src/launch/drop-in-options.js';
@@ -99,23 +97,6 @@ describe('mapUserDataDir', () => {
       name: 'shop',
     });
     expect(mapUserDataDir('C:\\data\\shop', 'profile')).toEqual({ kind: 'profile', name: 'shop' });
-  });
-});
-
-describe('parseDropInRemote', () => {
-  it('names the field and the rule', () => {
-    const err: any = (() => {
-      try {
-        parseDropInRemote('chromium.launch', { strict: 'yes' });
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(isRequestValidationError(err)).toBe(true);
-    expect(err.field).toBe('remote.strict');
-    expect(err.message).toMatch(/remote\.strict: must be a boolean/);
-    expect(() => parseDropInRemote('x', 'us')).toThrow(/remote: must be an object/);
-    expect(parseDropInRemote('x', { strict: true, country: 'us' })).toMatchObject({ strict: true });
   });
 });
 

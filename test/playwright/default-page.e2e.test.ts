@@ -123,7 +123,7 @@ describe('browser.newPage()/newContext() on a remote browser', () => {
     const launch = launchRemote({ api, preflight: false, extraContexts: 'warning' as never });
     await expect(launch).rejects.toThrow(RequestValidationError);
     await expect(launch).rejects.toThrow(
-      /launchRemote: invalid request: extraContexts: must be one of warn, error, allow \(got "warning"\)/,
+      /launchRemote: invalid options: extraContexts: must be one of warn, error, allow \(got "warning"\)/,
     );
     expect((await emu.admin.state()).sessions).toEqual(before);
   });

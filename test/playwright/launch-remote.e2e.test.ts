@@ -258,10 +258,11 @@ describe('launchRemote (Playwright)', () => {
   it('fails fast with the service issues when the preflight rejects the targeting', async () => {
     await freshAccount();
     const before = (await emu.admin.state()).sessions;
-    const err: any = await launchRemote({ api, filterMode: 'fastest' as never }).catch((e) => e);
+    // A vocabulary the service owns (which countries exist): only its preflight can reject it.
+    const err: any = await launchRemote({ api, country: 'zz' }).catch((e) => e);
     expect(err).toBeInstanceOf(PreflightError);
-    expect(err.issues[0].code).toBe('unsupported_filter_mode');
-    expect(err.message).toMatch(/filter_mode/);
+    expect(err.issues[0].code).toBe('unknown_country');
+    expect(err.message).toMatch(/country/);
     expect((await emu.admin.state()).sessions).toBe(before);
   });
 

@@ -205,11 +205,13 @@ export const BAD_INPUTS: BadInput[] = [
     field: ['timeout'],
     run: (t) => playwright.chromium.launch({ timeout: -1, remote: creds(t) }),
   },
+  // Not `''`: Playwright documents launchPersistentContext('') as "a temporary directory",
+  // which the drop-in maps to a fresh session (docs/launch.md), so `''` is valid input.
   {
     call: 'chromium.launchPersistentContext',
-    input: "'' (profile name)",
-    field: ['profileName', 'profile'],
-    run: (t) => playwright.chromium.launchPersistentContext('', { remote: creds(t) }),
+    input: '42 (userDataDir)',
+    field: ['userDataDir'],
+    run: (t) => playwright.chromium.launchPersistentContext(bad(42), { remote: creds(t) }),
   },
   {
     call: 'chromium.launchPersistentContext',
