@@ -43,8 +43,10 @@ export async function launchRemote(options: PlaywrightRemoteOptions = {}): Promi
   parseEntry('launchRemote', LAUNCH_SCHEMAS.playwrightLaunch, options, {
     unknownKeyHint: LOCAL_OPTIONS_HINT,
   });
+  // The peer before the session: a session for a library that cannot load is billed for nothing.
+  const browserType = options.browserType ?? (await loadChromium('launchRemote'));
   const opened = await openSession(options, 'launchRemote');
-  return connect(opened, options, 'launchRemote');
+  return connect(opened, browserType, options, 'launchRemote');
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
@@ -58,18 +60,19 @@ export async function connectRemote(
     { sessionId, options },
     { relativeTo: 'options' },
   );
+  const browserType = options.browserType ?? (await loadChromium('connectRemote'));
   const opened = await adoptSession(sessionId, options, 'connectRemote');
-  return connect(opened, options, 'connectRemote');
+  return connect(opened, browserType, options, 'connectRemote');
 }
 
 async function connect(
   opened: OpenedSession,
+  browserType: BrowserType,
   options: PlaywrightRemoteOptions,
   what: string,
 ): Promise<Browser> {
   let browser: Browser;
   try {
-    const browserType = options.browserType ?? (await loadChromium(what));
     browser = await connectWithin(
       opened,
       what,

@@ -5,7 +5,7 @@
  * through one) to disconnect and DELETE the session exactly once. `disconnect()` detaches and
  * keeps the session, for reconnect flows. `browser.wsEndpoint()` returns the cdp_url: a secret.
  */
-import type { Browser, ConnectOptions, Viewport } from 'puppeteer-core';
+import type { Browser, ConnectOptions, PuppeteerNode, Viewport } from 'puppeteer-core';
 import { createDebug } from '../http/debug.js';
 import { register } from '../launch/browser-registry.js';
 import {
@@ -49,8 +49,10 @@ export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promis
   parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
     unknownKeyHint: LOCAL_OPTIONS_HINT,
   });
+  // The peer before the session: a session for a library that cannot load is billed for nothing.
+  const puppeteer = await loadPuppeteer('launchRemote');
   const opened = await openSession(options, 'launchRemote');
-  return connect(opened, options, 'launchRemote');
+  return connect(opened, puppeteer, options, 'launchRemote');
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
@@ -66,18 +68,19 @@ export async function connectRemote(
       relativeTo: 'options',
     },
   );
+  const puppeteer = await loadPuppeteer('connectRemote');
   const opened = await adoptSession(sessionId, options, 'connectRemote');
-  return connect(opened, options, 'connectRemote');
+  return connect(opened, puppeteer, options, 'connectRemote');
 }
 
 async function connect(
   opened: OpenedSession,
+  puppeteer: PuppeteerNode,
   options: PuppeteerRemoteOptions,
   what: string,
 ): Promise<Browser> {
   let browser: Browser;
   try {
-    const puppeteer = await loadPuppeteer(what);
     browser = await connectWithin(
       opened,
       what,
