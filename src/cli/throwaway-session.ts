@@ -50,6 +50,7 @@ export async function withThrowawaySession<T>(
     try {
       opened = await openSession({ ...targeting, api, signal: controller.signal }, what);
       opened.connected();
+      await opened.lookedUp;
     } catch (error) {
       if (controller.signal.aborted) throw interrupted();
       throw error;

@@ -39,6 +39,12 @@ export interface OpenedSession {
   readonly recording: Promise<RecordingDownload> | undefined;
   /** Releases the launch timer (call once connected). */
   connected(): void;
+  /**
+   * Settles when the first connection lookup (live view, debugger address) has answered or
+   * failed; it never rejects. It runs alongside the connect, so a launch pays for whichever is
+   * slower, not for both; a launch returns only after it, so `sessionOf()` has the live view.
+   */
+  readonly lookedUp: Promise<void>;
 }
 
 export async function openSession(
@@ -85,7 +91,8 @@ export async function openSession(
     throw error;
   }
 
-  const connection = await lookUpConnection(api, created.id);
+  // Not awaited here: the adapter's connect needs only the cdp_url, so the two run together.
+  const connection = lookUpConnection(api, created.id);
   return leaseSession({ api, ownsApi, scope, created, connection, options, what });
 }
 
@@ -130,7 +137,7 @@ interface LeaseInput {
   ownsApi: boolean;
   scope: CallScope;
   created: SessionCreated;
-  connection: SessionConnection | undefined;
+  connection: SessionConnection | Promise<SessionConnection | undefined> | undefined;
   options: LaunchRemoteOptions;
   what: string;
 }
@@ -222,6 +229,7 @@ function leaseSession({
     },
     recording: recordingDone?.promise,
     connected: () => scope.dispose(),
+    lookedUp: Promise.resolve(connection).then(() => {}),
   };
 }
 
@@ -271,7 +279,10 @@ export async function connectWithin<T>(
   if (scope.signal.aborted) throw scope.abortError(what);
   const attempt = connect(remaining(scope));
   try {
-    return await raceAbort(attempt, scope, what);
+    const connected = await raceAbort(attempt, scope, what);
+    // The connection lookup ran alongside: the browser is handed out with its live view known.
+    await opened.lookedUp;
+    return connected;
   } catch (error) {
     // A connect that completes after we gave up must not leave a client attached.
     attempt.then(disposeLate, () => {}).catch(() => {});

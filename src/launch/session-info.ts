@@ -22,14 +22,27 @@ export interface RemoteSessionInfo {
   refresh(): Promise<void>;
 }
 
+/**
+ * `initial` is the connection, or the first lookup still on the wire (it runs alongside the
+ * CDP connect): reads meanwhile start no second lookup, and refresh() waits for it first.
+ */
 export function sessionInfo(
   api: BrowserApi,
   id: string,
-  initial: SessionConnection | undefined,
+  initial: SessionConnection | Promise<SessionConnection | undefined> | undefined,
 ): RemoteSessionInfo {
-  let connection = initial;
+  let connection: SessionConnection | undefined;
+  let first: Promise<void> | undefined;
+  if (initial instanceof Promise) {
+    first = initial.then((found) => {
+      connection = found;
+      first = undefined;
+    });
+  } else {
+    connection = initial;
+  }
   let pending: Promise<void> | undefined;
-  const refresh = (): Promise<void> => {
+  const lookAgain = (): Promise<void> => {
     if (connection) return Promise.resolve();
     pending ??= api.sessions
       .connection(id, { timeout: 15_000 })
@@ -47,8 +60,12 @@ export function sessionInfo(
       });
     return pending;
   };
+  const refresh = async (): Promise<void> => {
+    if (first) await first;
+    await lookAgain();
+  };
   const read = <T>(pick: (c: SessionConnection) => T): T | undefined => {
-    if (!connection) void refresh();
+    if (!connection && !first) void lookAgain();
     return connection ? pick(connection) : undefined;
   };
   return {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
-import { openSession } from '../../src/launch/open-session.js';
+import { connectWithin, openSession } from '../../src/launch/open-session.js';
 import { releaseAll } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
@@ -47,6 +47,7 @@ describe('sessionOf(browser) when the connection lookup failed', () => {
         { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
         'launchRemote',
       );
+      await opened.lookedUp;
       const id = opened.info.id;
       expect(
         lines.some((l) => l.includes(`session ${id}: GET /sessions/${id}/connection failed`)),
@@ -85,5 +86,51 @@ describe('sessionOf(browser) when the connection lookup failed', () => {
     } finally {
       setDebugSink(restore);
     }
+  });
+});
+
+describe('the connection lookup', () => {
+  it('runs alongside the connect, and the launch returns only once the live view is known', async () => {
+    const events: string[] = [];
+    let connectStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      connectStarted = resolve;
+    });
+    service.on('GET', CONNECTION, async (req, res) => {
+      // Answers once the connect has begun (or after 3 s, so a sequential launch still ends).
+      await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 3000))]);
+      events.push('lookup answered');
+      const id = req.url.split('/').at(-2);
+      json(200, {
+        data: {
+          id,
+          status: 'running',
+          cdp_url: 'ws://127.0.0.1:1/x',
+          live_view_url: `http://127.0.0.1:1/live/${id}`,
+          debugger_address: '127.0.0.1:1',
+          config: {},
+        },
+      })(req, res);
+    });
+    const opened = await openSession(
+      { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+      'launchRemote',
+    );
+    const browser = await connectWithin(
+      opened,
+      'launchRemote',
+      async () => {
+        events.push('connect started');
+        connectStarted();
+        return { connected: true };
+      },
+      async () => {},
+    );
+    expect(browser).toEqual({ connected: true });
+    // A sequential launch would connect only after the lookup answered.
+    expect(events).toEqual(['connect started', 'lookup answered']);
+    expect(opened.info.liveViewUrl).toBe(`http://127.0.0.1:1/live/${opened.info.id}`);
+    expect(service.calls('GET', CONNECTION)).toHaveLength(1);
+    await opened.finish();
   });
 });

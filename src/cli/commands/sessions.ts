@@ -129,6 +129,7 @@ export function register(program: Command, rt: Runtime): void {
             spin.stop();
           }
           const cdpUrl = opened.cdpUrl();
+          await opened.lookedUp;
           await opened.finish(true);
           const { id, liveViewUrl, config } = opened.info;
           out.result(
