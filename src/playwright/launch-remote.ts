@@ -16,6 +16,7 @@ import {
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
+import { settleBoth } from '../launch/settle-both.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { loadChromium } from './load.js';
 
@@ -97,11 +98,9 @@ function attach(browser: Browser, opened: OpenedSession): void {
   const originalClose = browser.close;
   // An own property shadows the prototype's; asyncDispose and context.browser().close() reach it too.
   browser.close = async function close(this: Browser, closeOptions?: { reason?: string }) {
-    try {
-      await originalClose.call(browser, closeOptions);
-    } finally {
-      await opened.finish();
-    }
+    // The DELETE leaves alongside the disconnect, not after it: ending the session drops the
+    // socket anyway, so waiting for the disconnect first only adds its round trip.
+    await settleBoth(originalClose.call(browser, closeOptions), opened.finish());
   };
   browser.once('disconnected', () => {
     opened

@@ -17,6 +17,7 @@ import {
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
+import { settleBoth } from '../launch/settle-both.js';
 import { loadPuppeteer } from './load.js';
 
 const debug = createDebug('puppeteer');
@@ -113,10 +114,13 @@ function attach(browser: Browser, opened: OpenedSession): void {
   const originalDisconnect = browser.disconnect;
   let keep = false;
 
-  const closeAndDelete = async () => {
-    if (browser.connected) await originalDisconnect.call(browser);
-    await opened.finish();
-  };
+  // The DELETE leaves alongside the disconnect, not after it (ending the session drops the
+  // socket anyway).
+  const closeAndDelete = () =>
+    settleBoth(
+      browser.connected ? originalDisconnect.call(browser) : Promise.resolve(),
+      opened.finish(),
+    );
   Object.defineProperty(browser, 'close', {
     configurable: true,
     writable: true,
