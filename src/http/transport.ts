@@ -4,7 +4,7 @@
  * retry policy, rate limiters, error mapping, response validation and redacted debug lines.
  */
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { VERSION } from '../version.js';
 import { type CallOptions, callScope, waitInScope } from './call-options.js';
@@ -22,6 +22,7 @@ import {
   retryDelay,
   wasNeverSent,
 } from './retry-policy.js';
+import { loadUndici } from './undici.js';
 
 const debug = createDebug('http');
 
@@ -105,8 +106,9 @@ export class Transport {
   readonly #unwrapData: boolean;
   readonly #timeout: number;
   readonly #retry: Required<RetryOptions>;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
+  readonly #givenDispatcher: Dispatcher | undefined;
+  /** Made on the first request (undici loads then, not at import). */
+  #ownDispatcher: Promise<Dispatcher> | undefined;
   readonly #unprocessed: ReadonlySet<number>;
   readonly #maxRateLimitWaitMs: number;
   readonly #staticRoutes: readonly string[];
@@ -119,8 +121,7 @@ export class Transport {
     this.#unwrapData = options.unwrapData;
     this.#timeout = options.timeout ?? 60_000;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.#ownsDispatcher = !options.dispatcher;
-    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000 });
+    this.#givenDispatcher = options.dispatcher;
     this.#unprocessed = new Set(options.unprocessedStatuses ?? []);
     this.#maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY;
     this.#staticRoutes = options.staticRoutes ?? [];
@@ -169,12 +170,13 @@ export class Transport {
         let response: Dispatcher.ResponseData;
         let text: string;
         try {
+          const { request } = await loadUndici();
           response = await request(url, {
             method,
             headers,
             body: payload,
             signal: scope.signal,
-            dispatcher: this.#dispatcher,
+            dispatcher: await this.#dispatcher(),
           });
           text = await response.body.text();
         } catch (error) {
@@ -268,11 +270,12 @@ export class Transport {
     debug(`→ GET ${logPath} (stream)`);
     let response: Dispatcher.ResponseData;
     try {
+      const { request } = await loadUndici();
       response = await request(absolute, {
         method: 'GET',
         headers,
         signal: scope.signal,
-        dispatcher: this.#dispatcher,
+        dispatcher: await this.#dispatcher(),
       });
     } catch (error) {
       scope.dispose();
@@ -308,9 +311,17 @@ export class Transport {
     );
   }
 
+  #dispatcher(): Dispatcher | Promise<Dispatcher> {
+    if (this.#givenDispatcher) return this.#givenDispatcher;
+    this.#ownDispatcher ??= loadUndici().then(
+      ({ Agent }) => new Agent({ keepAliveTimeout: 10_000 }),
+    );
+    return this.#ownDispatcher;
+  }
+
   /** Releases pooled connections (only those of a dispatcher this transport created). */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownDispatcher) await (await this.#ownDispatcher).close();
   }
 
   #payload<T>(spec: RequestSpec<T>, body: unknown, status: number): T {

@@ -6,6 +6,7 @@
 import { BrowserApi, type SessionConnection, type SessionCreated } from '../browser-api/index.js';
 import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
 import { redact } from '../http/redact.js';
+import { sharedDispatcher } from '../http/shared-dispatcher.js';
 import { settledCleanups } from './abandoned-create.js';
 import { createSession } from './create-session.js';
 import { LaunchError } from './errors.js';
@@ -54,7 +55,7 @@ export async function openSession(
   if (options.profile !== undefined && options.profileId !== undefined) {
     throw new LaunchError(`${what}: pass either \`profile\` (a name) or \`profileId\`, not both`);
   }
-  const { api, ownsApi } = clientFor(options);
+  const { api, ownsApi } = await clientFor(options);
   const scope = launchScope(options);
   const call = { signal: scope.signal, timeout: remaining(scope) };
 
@@ -107,7 +108,7 @@ export async function adoptSession(
 ): Promise<OpenedSession> {
   if (typeof sessionId !== 'string' || sessionId.trim() === '')
     throw new LaunchError(`${what}: sessionId must be a non-empty string`);
-  const { api, ownsApi } = clientFor(options);
+  const { api, ownsApi } = await clientFor(options);
   const scope = launchScope(options);
   try {
     const connection = await api.sessions.connection(sessionId, {
@@ -250,11 +251,17 @@ function cleanCause(error: unknown): Error {
   return clean;
 }
 
-/** The caller's client, or one of our own (closed when the session is done with it). */
-function clientFor(options: LaunchRemoteOptions): { api: BrowserApi; ownsApi: boolean } {
+/**
+ * The caller's client, or one of our own (closed when the session is done with it) on the
+ * process-wide connection pool, so consecutive launches reuse one keep-alive connection.
+ */
+async function clientFor(
+  options: LaunchRemoteOptions,
+): Promise<{ api: BrowserApi; ownsApi: boolean }> {
   if (options.api) return { api: options.api, ownsApi: false };
   const { token, baseUrl, proxyPassword } = options;
-  return { api: new BrowserApi({ token, baseUrl, proxyPassword }), ownsApi: true };
+  const dispatcher = await sharedDispatcher();
+  return { api: new BrowserApi({ token, baseUrl, proxyPassword, dispatcher }), ownsApi: true };
 }
 
 /** The whole launch's deadline and signal (a wait for a free slot included). */
