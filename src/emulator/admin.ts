@@ -4,12 +4,27 @@
  */
 import { z } from 'zod';
 import { VERSION } from '../version.js';
-import { addSyntheticRecording } from './browser-service/synthetic-recording.js';
-import type { EmulatorContext } from './context.js';
-import { faultSpecSchema } from './faults.js';
+import type { EmulatorClock } from './clock.js';
+import { type FaultRegistry, faultSpecSchema } from './faults.js';
 import { badRequest, notFound } from './http-error.js';
 import type { Account } from './model.js';
 import type { RouteModule } from './router.js';
+import type { BrowserRuntime } from './runtime/index.js';
+import type { Store } from './store.js';
+
+/** What the admin API reads and moves: the state, clock, faults, runtime. */
+export interface AdminDeps {
+  store: Store;
+  clock: EmulatorClock;
+  faults: FaultRegistry;
+  runtime: BrowserRuntime;
+  /** The account `startEmulator()` hands out; kept across `POST /_emulator/reset`. */
+  defaultAccountId: string;
+  addSyntheticRecording(
+    accountId: string,
+    sizeBytes: number,
+  ): Promise<{ sessionId: string; recordingId: string }>;
+}
 
 export const ADMIN_PREFIX = '/_emulator';
 
@@ -51,7 +66,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   return result.data;
 }
 
-function accountOf(ctx: EmulatorContext, id: string): Account {
+function accountOf(ctx: AdminDeps, id: string): Account {
   const account = ctx.store.accounts.get(id);
   if (!account) throw notFound('Account');
   return account;
@@ -65,7 +80,7 @@ const accountView = (account: Account) => ({
   peakRunningSessions: account.peakRunningSessions,
 });
 
-export function emulatorState(ctx: EmulatorContext) {
+export function emulatorState(ctx: AdminDeps) {
   const { runtime, store, clock } = ctx;
   return {
     runningSessions: store.runningSessions().length,
@@ -81,7 +96,7 @@ export function emulatorState(ctx: EmulatorContext) {
   };
 }
 
-export function adminModule(ctx: EmulatorContext, reset: () => Promise<void>): RouteModule {
+export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteModule {
   return {
     prefix: ADMIN_PREFIX,
     register(r) {
@@ -133,7 +148,7 @@ export function adminModule(ctx: EmulatorContext, reset: () => Promise<void>): R
       r.add('POST', '/recordings', async ({ body }) => {
         const input = parse(syntheticRecordingSchema, body);
         const accountId = input.accountId ?? ctx.defaultAccountId;
-        return { body: await addSyntheticRecording(ctx, accountId, input.sizeBytes) };
+        return { body: await ctx.addSyntheticRecording(accountId, input.sizeBytes) };
       });
 
       r.add('GET', '/state', () => ({ body: emulatorState(ctx) }));

@@ -1,9 +1,22 @@
+import type { RouteHandler } from './router.js';
+
 /**
- * The error a route throws to answer with the service's flat error shape `{ error, ...extra }`.
+ * The one error a route of either service throws to answer with an error status: by default
+ * the browser service's flat shape `{ error, ...extra }`; `HttpError.worded()` carries a body a
+ * service words its own way (the account service's `{field: [messages]}`, `{detail}`).
  * Messages are written by the emulator itself and never include a credential.
  */
 export class HttpError extends Error {
   override name = 'HttpError';
+  #worded: { body: unknown } | undefined;
+
+  /** An answer whose whole body the service chose; the server leaves it as it is. */
+  static worded(status: number, body: unknown, headers: Record<string, string> = {}): HttpError {
+    const error = new HttpError(status, `HTTP ${status}`, {}, headers);
+    error.#worded = { body };
+    return error;
+  }
+
   constructor(
     readonly status: number,
     message: string,
@@ -13,9 +26,32 @@ export class HttpError extends Error {
     super(message);
   }
 
-  get body(): Record<string, unknown> {
-    return { error: this.message, ...this.extra };
+  get body(): unknown {
+    return this.#worded ? this.#worded.body : { error: this.message, ...this.extra };
   }
+
+  /** Whether the body was worded by the service (else a module may reword the flat one). */
+  get isWorded(): boolean {
+    return this.#worded !== undefined;
+  }
+}
+
+/**
+ * Wraps a route handler so a thrown `HttpError` becomes its reply inside the handler: for a
+ * service that must answer on any router (the account service on a bare test server), not only
+ * behind the emulator's server, which maps errors the same way.
+ */
+export function answeringErrors(handler: RouteHandler): RouteHandler {
+  return async (ctx) => {
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        return { status: error.status, body: error.body, headers: error.headers };
+      }
+      throw error;
+    }
+  };
 }
 
 export const badRequest = (message: string) => new HttpError(400, message);

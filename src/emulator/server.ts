@@ -11,14 +11,27 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redact } from '../http/index.js';
 import { VERSION } from '../version.js';
 import { ADMIN_PREFIX } from './admin.js';
-import type { EmulatorContext } from './context.js';
-import type { Fault } from './faults.js';
+import type { Fault, FaultRegistry } from './faults.js';
 import { HttpError } from './http-error.js';
 import type { Reply, Router } from './router.js';
+
+/** What the server needs besides its router: requests outside the routes, faults, logging. */
+export interface ServerDeps {
+  faults: FaultRegistry;
+  /** Logs one line, redacted. */
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  /** `http://host:port` once listening. */
+  origin(): string;
+  /** The CDP proxy's and live view's HTTP requests; false when the path is not theirs. */
+  handleHttp(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Websocket upgrades (the CDP proxy); false when the path is not theirs. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+}
 
 /** Request bodies are small JSON documents; anything larger is refused. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -55,7 +68,7 @@ function send(res: ServerResponse, reply: Reply): void {
   res.end(payload);
 }
 
-function errorReply(error: unknown, ctx: EmulatorContext, what: string): Reply {
+function errorReply(error: unknown, ctx: ServerDeps, what: string): Reply {
   if (error instanceof HttpError) {
     return { status: error.status, body: error.body, headers: error.headers };
   }
@@ -81,7 +94,7 @@ function rawJsonResponse(status: number, body: unknown): string {
   ].join('\r\n');
 }
 
-export function createEmulatorServer(ctx: EmulatorContext, router: Router): Server {
+export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('x-emulator-version', VERSION);
     const method = req.method ?? 'GET';
@@ -89,7 +102,7 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
     const path = url.pathname;
     const what = `${method} ${path}`;
 
-    if (ctx.proxy.handleHttp(req, res) || ctx.liveView.handleHttp(req, res)) return;
+    if (ctx.handleHttp(req, res)) return;
 
     // The admin API is never faulted, so a test can always clear what it injected.
     const fault = path.startsWith(`${ADMIN_PREFIX}/`) ? undefined : ctx.faults.take(method, path);
@@ -117,7 +130,8 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
       if (reply === undefined) reply = NO_BODY;
     } catch (error) {
       reply = errorReply(error, ctx, what);
-      const errorBody = error instanceof HttpError ? router.errorBodyFor(path) : undefined;
+      const errorBody =
+        error instanceof HttpError && !error.isWorded ? router.errorBodyFor(path) : undefined;
       if (errorBody)
         reply = { ...reply, body: errorBody(reply.status ?? 500, (error as HttpError).message) };
     }
@@ -138,7 +152,7 @@ export function createEmulatorServer(ctx: EmulatorContext, router: Router): Serv
   });
   server.on('upgrade', (req, socket, head) => {
     const proceed = () => {
-      if (ctx.proxy.handleUpgrade(req, socket, head)) return;
+      if (ctx.handleUpgrade(req, socket, head)) return;
       socket.end(rawJsonResponse(404, { error: 'Not found' }));
     };
     // Faults apply to websocket upgrades too (e.g. `{ path: '/cdp/*', status: 502 }`), so a

@@ -1,35 +1,33 @@
-/** `startEmulator()`: the runtime, the state, the routes and the server, wired once. */
-import { timingSafeEqual } from 'node:crypto';
+/** `startEmulator()`: the runtime, the state, both services and the server, wired once. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { redact } from '../http/index.js';
+import { accountDirectory } from './account-service/directory.js';
+import { createAccountService } from './account-service/service.js';
 import { adminModule } from './admin.js';
 import { type AdminClient, createAdminClient } from './admin-client.js';
-import { SessionLifecycle } from './browser-service/session-lifecycle.js';
-import { SYNTHETIC_RECORDINGS_DIR } from './browser-service/synthetic-recording.js';
+import {
+  type BrowserService,
+  type BrowserServiceDeps,
+  createBrowserService,
+} from './browser-service/service.js';
 import { EmulatorClock } from './clock.js';
-import type { EmulatorContext, LiveView } from './context.js';
 import { FaultRegistry } from './faults.js';
 import { type LatencyFront, openLatencyFront } from './network-model.js';
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { type RouteModule, Router } from './router.js';
+import { Router } from './router.js';
 import {
   type BrowserRuntime,
-  type CdpProxy,
-  type CdpTargetResolver,
   createBrowserRuntime,
   createCdpProxy,
   createLiveView,
-  type RunningBrowser,
   removeOnExit,
 } from './runtime/index.js';
-import { createEmulatorServer } from './server.js';
-import { SERVICE_MODULES } from './services.js';
+import { createEmulatorServer, type ServerDeps } from './server.js';
 import { Store } from './store.js';
-import { UrlSigner } from './url-signer.js';
 
 export interface EmulatorHandle {
   /** Origin of the emulator (`http://127.0.0.1:<port>`); same as `browserUrl` and `accountUrl`. */
@@ -54,10 +52,8 @@ export interface EmulatorHandle {
 /** What `startEmulator` builds around a runtime; tests may pass their own. */
 export interface EmulatorParts {
   runtime: BrowserRuntime;
-  createProxy(options: { publicOrigin: () => string; resolve: CdpTargetResolver }): CdpProxy;
-  createLiveView(options: { resolve: (sessionId: string) => RunningBrowser | undefined }): LiveView;
-  /** More services on the same origin (the account service under `/api/v2/base`). */
-  routeModules?: ReadonlyArray<(ctx: EmulatorContext) => RouteModule>;
+  createProxy: BrowserServiceDeps['createProxy'];
+  createLiveView: BrowserServiceDeps['createLiveView'];
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
@@ -76,94 +72,73 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 }
 
-const sameSecret = (a: string, b: string) =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 export async function startWithParts(
   options: ResolvedOptions,
   parts: EmulatorParts,
 ): Promise<EmulatorHandle> {
   const clock = new EmulatorClock();
   const store = new Store(clock, options);
+  const faults = new FaultRegistry();
   const dataDir = await mkdtemp(join(tmpdir(), 'remote-browser-emulator-data-'));
   // A crash or an unhandled Ctrl-C before close() must not leave the data dir behind.
   const forgetDataDir = removeOnExit(dataDir);
   let origin = '';
-  const log: EmulatorContext['log'] = (level, message) => options.logger(level, redact(message));
+  const log: ServerDeps['log'] = (level, message) => options.logger(level, redact(message));
 
-  const resolve: CdpTargetResolver = (sessionId, accessToken) => {
-    const session = store.sessions.get(sessionId);
-    const browser = session?.browser;
-    if (!session || !browser || session.status !== 'running') return undefined;
-    if (!accessToken || !sameSecret(accessToken, session.accessToken)) return undefined;
-    return { browser, onActivity: () => ctx.sessions.touch(session) };
-  };
-  const resetListeners: Array<() => void | Promise<void>> = [];
-  const closeListeners: Array<() => void | Promise<void>> = [];
-  const ctx = {
+  const browser = createBrowserService({
+    ...parts,
     options,
     clock,
     store,
-    faults: new FaultRegistry(),
-    log,
-    runtime: parts.runtime,
-    proxy: parts.createProxy({ publicOrigin: () => origin, resolve }),
-    // The live view URL carries no token (an <img> or iframe cannot send one): by id alone.
-    liveView: parts.createLiveView({
-      resolve: (sessionId) => {
-        const session = store.sessions.get(sessionId);
-        return session?.status === 'running' ? session.browser : undefined;
-      },
-    }),
-    signer: new UrlSigner(),
     dataDir,
-    defaultAccountId: '',
     origin: () => origin,
-    onReset: (listener: () => void | Promise<void>) => void resetListeners.push(listener),
-    onClose: (listener: () => void | Promise<void>) => void closeListeners.push(listener),
-  } as Omit<EmulatorContext, 'sessions'> as EmulatorContext;
-  ctx.sessions = new SessionLifecycle(ctx);
-
+    log,
+  });
+  const account = createAccountService({
+    clock,
+    accounts: accountDirectory(store),
+    options: options.account,
+  });
   if (!parts.runtime.recordingsAvailable) {
     log('warn', `recordings are off: ${parts.runtime.recordingsOffReason ?? 'ffmpeg not found'}`);
   }
-
   const defaults = store.createAccount({ purchased: true });
-  ctx.defaultAccountId = defaults.account.id;
+  const defaultAccountId = defaults.account.id;
 
   const reset = async () => {
-    await ctx.sessions.endAll('emulator_reset');
-    ctx.faults.clear();
+    await browser.endAll('emulator_reset');
+    faults.clear();
     clock.resetOffset();
-    store.clear(new Set([ctx.defaultAccountId]));
-    await rm(join(dataDir, 'profiles'), { recursive: true, force: true });
-    await rm(join(dataDir, SYNTHETIC_RECORDINGS_DIR), { recursive: true, force: true });
-    for (const listener of resetListeners) await listener();
+    store.clear(new Set([defaultAccountId]));
+    await browser.clearFiles();
+    account.reset();
   };
-
-  const router = new Router();
-  for (const module of [...SERVICE_MODULES, ...(parts.routeModules ?? [])]) {
-    router.mount(module(ctx));
-  }
-  router.mount(adminModule(ctx, reset));
-
-  const server = createEmulatorServer(ctx, router);
-  const { rttMs } = options.network;
-  let front: LatencyFront | undefined;
-  let serverPort: number;
+  const router = mountServices(browser, account, {
+    admin: adminModule(
+      {
+        store,
+        clock,
+        faults,
+        runtime: parts.runtime,
+        defaultAccountId,
+        addSyntheticRecording: browser.addSyntheticRecording,
+      },
+      reset,
+    ),
+  });
+  const server = createEmulatorServer(
+    {
+      faults,
+      log,
+      origin: () => origin,
+      handleHttp: browser.handleHttp,
+      handleUpgrade: browser.handleUpgrade,
+    },
+    router,
+  );
+  let listening: Listening;
   try {
-    // With a network modelled, the server listens on a private port behind the latency front.
-    await listen(server, options.host, rttMs > 0 ? 0 : options.port);
-    serverPort = (server.address() as AddressInfo).port;
-    front =
-      rttMs > 0
-        ? await openLatencyFront({
-            target: `${options.host}:${serverPort}`,
-            rttMs,
-            host: options.host,
-            port: options.port,
-          })
-        : undefined;
+    listening = await listenBehindNetwork(server, options);
   } catch (error) {
     server.close();
     clock.cancelAll();
@@ -171,18 +146,20 @@ export async function startWithParts(
     forgetDataDir();
     throw error;
   }
-  const port = front?.port ?? serverPort;
-  origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-  log('info', `emulator listening on ${origin}${rttMs > 0 ? ` (modelled RTT ${rttMs} ms)` : ''}`);
+  origin = listening.origin;
+  log(
+    'info',
+    `emulator listening on ${origin}${options.network.rttMs > 0 ? ` (modelled RTT ${options.network.rttMs} ms)` : ''}`,
+  );
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      await ctx.sessions.endAll('emulator_closed');
-      for (const listener of closeListeners) await listener();
+      await browser.endAll('emulator_closed');
+      await account.idle();
       await parts.runtime.shutdown();
       clock.cancelAll();
-      await front?.close();
+      await listening.front?.close();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await rm(dataDir, { recursive: true, force: true });
@@ -202,6 +179,45 @@ export async function startWithParts(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** Every service on the one origin, each under its own prefix; a new service is one more line. */
+function mountServices(
+  browser: BrowserService,
+  account: ReturnType<typeof createAccountService>,
+  { admin }: { admin: ReturnType<typeof adminModule> },
+): Router {
+  const router = new Router();
+  router.mount(browser.routes);
+  router.mount(browser.recordingFiles);
+  router.mount(account.routes);
+  router.mount(account.adminRoutes);
+  router.mount(admin);
+  return router;
+}
+
+interface Listening {
+  origin: string;
+  front: LatencyFront | undefined;
+}
+
+/** With a network modelled, the server listens on a private port behind the latency front. */
+async function listenBehindNetwork(server: Server, options: ResolvedOptions): Promise<Listening> {
+  const { rttMs } = options.network;
+  await listen(server, options.host, rttMs > 0 ? 0 : options.port);
+  const serverPort = (server.address() as AddressInfo).port;
+  const front =
+    rttMs > 0
+      ? await openLatencyFront({
+          target: `${options.host}:${serverPort}`,
+          rttMs,
+          host: options.host,
+          port: options.port,
+        })
+      : undefined;
+  const port = front?.port ?? serverPort;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return { origin: `http://${host}:${port}`, front };
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

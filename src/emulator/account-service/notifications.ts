@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate, nowIso, type ServiceContext } from './context.js';
-import { badRequest, guarded, notFound } from './replies.js';
+import { badRequest, notFound } from './replies.js';
 import type { NotificationRecord } from './state.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,28 +49,20 @@ export function pushNotification(
 }
 
 export function registerNotificationRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
-  routes.add(
-    'GET',
-    '/notifications',
-    guarded(({ req }) => {
-      const { notifications } = ctx.states.of(authenticate(ctx, req).id);
-      return { body: [...notifications.values()].filter((n) => !n.read).map(notificationView) };
-    }),
-  );
+  routes.add('GET', '/notifications', ({ req }) => {
+    const { notifications } = ctx.states.of(authenticate(ctx, req).id);
+    return { body: [...notifications.values()].filter((n) => !n.read).map(notificationView) };
+  });
 
-  routes.add(
-    'DELETE',
-    '/notifications/:id',
-    guarded(({ req, params }) => {
-      const { notifications } = ctx.states.of(authenticate(ctx, req).id);
-      const id = params.id ?? '';
-      if (!UUID.test(id)) {
-        throw badRequest({ notification_id: ['Must be a valid UUID.'] });
-      }
-      const record = notifications.get(id.toLowerCase());
-      if (!record) throw notFound();
-      record.read = true;
-      return { status: 204 };
-    }),
-  );
+  routes.add('DELETE', '/notifications/:id', ({ req, params }) => {
+    const { notifications } = ctx.states.of(authenticate(ctx, req).id);
+    const id = params.id ?? '';
+    if (!UUID.test(id)) {
+      throw badRequest({ notification_id: ['Must be a valid UUID.'] });
+    }
+    const record = notifications.get(id.toLowerCase());
+    if (!record) throw notFound();
+    record.read = true;
+    return { status: 204 };
+  });
 }

@@ -12,7 +12,7 @@ import { authenticate, nowIso, requirePurchase, type ServiceContext } from './co
 import { normalizeLocation } from './locations.js';
 import { pushNotification } from './notifications.js';
 import { pendingMs } from './options.js';
-import { guarded, insufficientCredits, notFound } from './replies.js';
+import { insufficientCredits, notFound } from './replies.js';
 import type { Batch, CreditRecord, RowRecord } from './state.js';
 import type { AccountRecord } from './types.js';
 import { validateSubmit } from './validation.js';
@@ -21,51 +21,39 @@ import { validateSubmit } from './validation.js';
 export const FAIL_MARKER = '[emulator:fail]';
 
 export function registerQueryRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
-  routes.add(
-    'GET',
-    '/llm/balance',
-    guarded(({ req }) => {
-      const account = authenticate(ctx, req);
-      requirePurchase(account);
-      ctx.limits.take(account.id, 'read');
-      grantMonthlyCredits(ctx, account);
-      return { body: { balance: account.balance } };
-    }),
-  );
+  routes.add('GET', '/llm/balance', ({ req }) => {
+    const account = authenticate(ctx, req);
+    requirePurchase(account);
+    ctx.limits.take(account.id, 'read');
+    grantMonthlyCredits(ctx, account);
+    return { body: { balance: account.balance } };
+  });
 
-  routes.add(
-    'POST',
-    '/llm/submit',
-    guarded(({ req, body }) => {
-      const account = authenticate(ctx, req);
-      requirePurchase(account);
-      ctx.limits.take(account.id, 'submit');
-      const request = validateSubmit(body, ctx.options);
-      const perPair = request.questions.length * request.platforms.length;
-      const cost = ctx.options.chargePerLocation ? perPair * request.locations.length : perPair;
-      if (cost > account.balance) throw insufficientCredits(cost, account.balance);
-      const batch = createBatch(ctx, account, request);
-      const before = account.balance;
-      account.balance -= cost;
-      warnIfLow(ctx, account, before);
-      return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
-    }),
-  );
+  routes.add('POST', '/llm/submit', ({ req, body }) => {
+    const account = authenticate(ctx, req);
+    requirePurchase(account);
+    ctx.limits.take(account.id, 'submit');
+    const request = validateSubmit(body, ctx.options);
+    const perPair = request.questions.length * request.platforms.length;
+    const cost = ctx.options.chargePerLocation ? perPair * request.locations.length : perPair;
+    if (cost > account.balance) throw insufficientCredits(cost, account.balance);
+    const batch = createBatch(ctx, account, request);
+    const before = account.balance;
+    account.balance -= cost;
+    warnIfLow(ctx, account, before);
+    return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
+  });
 
-  routes.add(
-    'GET',
-    '/llm/results/:requestId',
-    guarded(({ req, params }) => {
-      const account = authenticate(ctx, req);
-      requirePurchase(account);
-      ctx.limits.take(account.id, 'read');
-      const batch = ctx.states.of(account.id).batches.get(params.requestId ?? '');
-      if (!batch) throw notFound();
-      const now = ctx.clock.now();
-      for (const record of batch.rows) if (record.resolveAt <= now) settle(ctx, record);
-      return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
-    }),
-  );
+  routes.add('GET', '/llm/results/:requestId', ({ req, params }) => {
+    const account = authenticate(ctx, req);
+    requirePurchase(account);
+    ctx.limits.take(account.id, 'read');
+    const batch = ctx.states.of(account.id).batches.get(params.requestId ?? '');
+    if (!batch) throw notFound();
+    const now = ctx.clock.now();
+    for (const record of batch.rows) if (record.resolveAt <= now) settle(ctx, record);
+    return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
+  });
 }
 
 function grantMonthlyCredits(ctx: ServiceContext, account: AccountRecord): void {

@@ -1,25 +1,13 @@
 /**
  * The account service's error bodies, which differ from the browser service's flat `{error}`:
  * 400 is `{field: [messages]}`, 403 is `{detail}`, 402/404/429 are `{error}`. Routes throw
- * `AccountReply` and the wrapper turns it into the answer. No message ever contains a
- * credential.
+ * the emulator's one `HttpError`, worded here. No message ever contains a credential.
  */
-import type { Reply, RouteContext, RouteHandler } from '../router.js';
+import { HttpError } from '../http-error.js';
 
-export class AccountReply extends Error {
-  override name = 'AccountReply';
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(`account service ${status}`);
-  }
-
-  toReply(): Reply {
-    return { status: this.status, body: this.body, headers: this.headers };
-  }
-}
+/** An answer of the account service: its status, and its body as the service words it. */
+const reply = (status: number, body: unknown, headers?: Record<string, string>) =>
+  HttpError.worded(status, body, headers);
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -29,11 +17,11 @@ export function addFieldError(errors: FieldErrors, field: string, message: strin
   errors[field] = list;
 }
 
-export const badRequest = (errors: FieldErrors) => new AccountReply(400, errors);
+export const badRequest = (errors: FieldErrors) => reply(400, errors);
 
 /** The 401 body: `{detail}` naming the expected scheme, never echoing what was sent. */
 export const unauthorized = () =>
-  new AccountReply(
+  reply(
     401,
     {
       detail:
@@ -43,20 +31,20 @@ export const unauthorized = () =>
   );
 
 export const notPurchased = () =>
-  new AccountReply(403, {
+  reply(403, {
     detail:
       'The query service requires at least one completed credit-pack purchase on this account.',
   });
 
-export const notFound = () => new AccountReply(404, { error: 'Not found' });
+export const notFound = () => reply(404, { error: 'Not found' });
 
 export const insufficientCredits = (required: number, available: number) =>
-  new AccountReply(402, {
+  reply(402, {
     error: `Insufficient credits: ${required} required, ${available} available.`,
   });
 
 export const rateLimited = (what: string, limit: number, retryAfterSeconds: number) =>
-  new AccountReply(
+  reply(
     429,
     {
       error: `Rate limit exceeded: at most ${limit} ${what} requests per minute. Retry after ${retryAfterSeconds} s.`,
@@ -64,15 +52,3 @@ export const rateLimited = (what: string, limit: number, retryAfterSeconds: numb
     },
     { 'retry-after': String(retryAfterSeconds) },
   );
-
-/** Runs a handler, answering thrown `AccountReply`s with their own status and body. */
-export function guarded(handler: (ctx: RouteContext) => Promise<Reply> | Reply): RouteHandler {
-  return async (ctx) => {
-    try {
-      return await handler(ctx);
-    } catch (error) {
-      if (error instanceof AccountReply) return error.toReply();
-      throw error;
-    }
-  };
-}

@@ -2,7 +2,8 @@
  * The emulated account service: route modules to mount on the emulator's router (the API under
  * `/api/v2/base`, admin routes under `/_emulator`), over the control plane's accounts and clock.
  */
-import type { RouteModule } from '../router.js';
+import { answeringErrors } from '../http-error.js';
+import type { RouteModule, RouteRegistrar } from '../router.js';
 import { registerAccountAdminRoutes } from './admin.js';
 import type { ServiceContext } from './context.js';
 import { type DeliveryResult, Events } from './events.js';
@@ -42,6 +43,11 @@ export interface AccountService {
   reset(): void;
 }
 
+/** Answers its own errors, so the service serves on any router (the emulator's, a test's). */
+const answering = (router: RouteRegistrar): RouteRegistrar => ({
+  add: (method, pattern, handler) => router.add(method, pattern, answeringErrors(handler)),
+});
+
 export function createAccountService(deps: AccountServiceDeps): AccountService {
   const options = resolveAccountOptions(deps.options);
   const states = new AccountStates();
@@ -63,13 +69,17 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       // Every 400 of this service is per field (`{field: [messages]}`), bad JSON included.
       errorBody: (status, message) =>
         status === 400 ? { non_field_errors: [message] } : { error: message },
-      register(routes) {
+      register(router) {
+        const routes = answering(router);
         registerQueryRoutes(routes, ctx);
         registerWebhookRoutes(routes, ctx);
         registerNotificationRoutes(routes, ctx);
       },
     },
-    adminRoutes: { prefix: '/_emulator', register: (r) => registerAccountAdminRoutes(r, ctx) },
+    adminRoutes: {
+      prefix: '/_emulator',
+      register: (r) => registerAccountAdminRoutes(answering(r), ctx),
+    },
     emit: (accountId, type, data) => events.emit(accountId, type, data ?? {}),
     notify: (accountId, input) => pushNotification(ctx, accountId, input),
     idle: () => events.idle(),

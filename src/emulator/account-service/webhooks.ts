@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate, nowIso, type ServiceContext } from './context.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from './events.js';
-import { addFieldError, badRequest, type FieldErrors, guarded, notFound } from './replies.js';
+import { addFieldError, badRequest, type FieldErrors, notFound } from './replies.js';
 import { newSigningSecret } from './signing.js';
 import type { WebhookRecord } from './state.js';
 
@@ -48,92 +48,68 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: ServiceContex
   };
 
   // Registered before `/webhooks/:id` so `event-types` is never read as an id.
-  routes.add(
-    'GET',
-    '/webhooks/event-types',
-    guarded(({ req }) => {
-      authenticate(ctx, req);
-      return { body: EVENT_TYPES.map((e) => ({ ...e })) };
-    }),
-  );
+  routes.add('GET', '/webhooks/event-types', ({ req }) => {
+    authenticate(ctx, req);
+    return { body: EVENT_TYPES.map((e) => ({ ...e })) };
+  });
 
-  routes.add(
-    'POST',
-    '/webhooks',
-    guarded(({ req, body }) => {
-      const hooks = hooksOf(req);
-      const input = validateWebhook(body);
-      const now = nowIso(ctx.clock);
-      const hook: WebhookRecord = {
-        id: randomUUID(),
-        ...input,
-        created: now,
-        updated: now,
-        secret: newSigningSecret(),
-        previousSecret: undefined,
-        previousValidUntil: undefined,
-        lastDelivery: { at: null, status: 'never', response_code: null },
-      };
-      hooks.set(hook.id, hook);
-      return { status: 201, body: { ...webhookView(hook), secret: hook.secret } };
-    }),
-  );
+  routes.add('POST', '/webhooks', ({ req, body }) => {
+    const hooks = hooksOf(req);
+    const input = validateWebhook(body);
+    const now = nowIso(ctx.clock);
+    const hook: WebhookRecord = {
+      id: randomUUID(),
+      ...input,
+      created: now,
+      updated: now,
+      secret: newSigningSecret(),
+      previousSecret: undefined,
+      previousValidUntil: undefined,
+      lastDelivery: { at: null, status: 'never', response_code: null },
+    };
+    hooks.set(hook.id, hook);
+    return { status: 201, body: { ...webhookView(hook), secret: hook.secret } };
+  });
 
-  routes.add(
-    'GET',
-    '/webhooks',
-    guarded(({ req }) => ({ body: [...hooksOf(req).values()].map(webhookView) })),
-  );
+  routes.add('GET', '/webhooks', ({ req }) => ({
+    body: [...hooksOf(req).values()].map(webhookView),
+  }));
 
-  routes.add(
-    'GET',
-    '/webhooks/:id',
-    guarded(({ req, params }) => ({ body: webhookView(find(req, params.id)) })),
-  );
+  routes.add('GET', '/webhooks/:id', ({ req, params }) => ({
+    body: webhookView(find(req, params.id)),
+  }));
 
-  routes.add(
-    'PUT',
-    '/webhooks/:id',
-    guarded(({ req, params, body }) => {
-      const hook = find(req, params.id);
-      // Full replacement: whatever is omitted reverts to its default.
-      Object.assign(hook, validateWebhook(body), { updated: nowIso(ctx.clock) });
-      return { body: webhookView(hook) };
-    }),
-  );
+  routes.add('PUT', '/webhooks/:id', ({ req, params, body }) => {
+    const hook = find(req, params.id);
+    // Full replacement: whatever is omitted reverts to its default.
+    Object.assign(hook, validateWebhook(body), { updated: nowIso(ctx.clock) });
+    return { body: webhookView(hook) };
+  });
 
-  routes.add(
-    'DELETE',
-    '/webhooks/:id',
-    guarded(({ req, params }) => {
-      const hook = find(req, params.id);
-      hooksOf(req).delete(hook.id);
-      return { status: 204 };
-    }),
-  );
+  routes.add('DELETE', '/webhooks/:id', ({ req, params }) => {
+    const hook = find(req, params.id);
+    hooksOf(req).delete(hook.id);
+    return { status: 204 };
+  });
 
-  routes.add(
-    'POST',
-    '/webhooks/:id/rotate-secret',
-    guarded(({ req, params }) => {
-      const hook = find(req, params.id);
-      const window = ctx.options.rotationWindowMs;
-      hook.previousSecret = window === null ? undefined : hook.secret;
-      hook.previousValidUntil = window === null ? undefined : ctx.clock.now() + window;
-      hook.secret = newSigningSecret();
-      hook.updated = nowIso(ctx.clock);
-      return {
-        body: {
-          ...webhookView(hook),
-          secret: hook.secret,
-          previous_secret_valid_until:
-            hook.previousValidUntil === undefined
-              ? null
-              : new Date(hook.previousValidUntil).toISOString(),
-        },
-      };
-    }),
-  );
+  routes.add('POST', '/webhooks/:id/rotate-secret', ({ req, params }) => {
+    const hook = find(req, params.id);
+    const window = ctx.options.rotationWindowMs;
+    hook.previousSecret = window === null ? undefined : hook.secret;
+    hook.previousValidUntil = window === null ? undefined : ctx.clock.now() + window;
+    hook.secret = newSigningSecret();
+    hook.updated = nowIso(ctx.clock);
+    return {
+      body: {
+        ...webhookView(hook),
+        secret: hook.secret,
+        previous_secret_valid_until:
+          hook.previousValidUntil === undefined
+            ? null
+            : new Date(hook.previousValidUntil).toISOString(),
+      },
+    };
+  });
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

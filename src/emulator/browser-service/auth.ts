@@ -3,13 +3,13 @@
  * never repeat what was sent.
  */
 import type { IncomingMessage } from 'node:http';
-import type { EmulatorContext } from '../context.js';
 import { unauthorized } from '../http-error.js';
 import type { Account } from '../model.js';
+import type { BrowserServiceContext } from './context.js';
 
 const WHERE = "copy the current token from the dashboard's browser page";
 
-export function authenticate(ctx: EmulatorContext, req: IncomingMessage): Account {
+export function authenticate(ctx: BrowserServiceContext, req: IncomingMessage): Account {
   const header = req.headers.authorization;
   if (!header) {
     throw unauthorized(

@@ -1,7 +1,8 @@
 /** `POST /configurations/validate`: the create's own targeting check, reported instead of enforced. */
-import type { EmulatorContext } from '../context.js';
+
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import { objectBody } from './request-body.js';
 import { type Issue, proxyUsernamePreview, resolveSessionRequest } from './targeting.js';
 
@@ -22,7 +23,7 @@ function normalized(config: Record<string, unknown>, issues: Issue[]) {
   };
 }
 
-export function configurationRoutes(ctx: EmulatorContext) {
+export function configurationRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     r.add('POST', '/configurations/validate', ({ req, body }) => {
       const account = authenticate(ctx, req);

@@ -1,1 +1,2 @@
-export { browserServiceModule } from './module.js';
+export type { BrowserService, BrowserServiceDeps } from './service.js';
+export { createBrowserService } from './service.js';

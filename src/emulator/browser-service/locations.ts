@@ -1,5 +1,5 @@
 /** `GET /locations/{level}` over the bundled dataset (`data/locations.ts`). */
-import type { EmulatorContext } from '../context.js';
+
 import {
   COUNTRY_DETAILS,
   COUNTRY_LIST,
@@ -10,6 +10,7 @@ import {
 import { badRequest, HttpError, unavailable } from '../http-error.js';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import { parseLimit } from './sessions.js';
 import { LOCATION_CONNECTION_TYPES, LOCATION_LEVELS, type LocationLevel } from './vocabulary.js';
 
@@ -109,7 +110,7 @@ function parseOffset(raw: string | null): number {
   return Number(raw);
 }
 
-export function locationRoutes(ctx: EmulatorContext) {
+export function locationRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     r.add('GET', '/locations/:level', ({ req, params, query }) => {
       authenticate(ctx, req);

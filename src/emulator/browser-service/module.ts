@@ -1,8 +1,8 @@
 /** The browser service's routes, mounted under `/api/v2/browser`. */
 import { BROWSER_API_PATH } from '../../http/index.js';
-import type { EmulatorContext } from '../context.js';
 import type { RouteModule } from '../router.js';
 import { configurationRoutes } from './configurations.js';
+import type { BrowserServiceContext } from './context.js';
 import { locationRoutes } from './locations.js';
 import { profileRoutes } from './profiles.js';
 import { proxyOptionRoutes } from './proxy-options.js';
@@ -11,7 +11,7 @@ import { sessionRoutes } from './sessions.js';
 import { sessionsAsyncRoutes } from './sessions-async.js';
 import { toolRoutes } from './tools.js';
 
-export function browserServiceModule(ctx: EmulatorContext): RouteModule {
+export function browserServiceModule(ctx: BrowserServiceContext): RouteModule {
   return {
     prefix: BROWSER_API_PATH,
     register(routes) {

@@ -1,10 +1,10 @@
 /** `/profiles`: saved browser profiles, unique by name within an account. */
 import { randomUUID } from 'node:crypto';
-import type { EmulatorContext } from '../context.js';
 import { badRequest, conflict, limitReached, notFound } from '../http-error.js';
 import type { Account, ProfileRecord } from '../model.js';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import { type JsonObject, objectBody, optionalBoolean, optionalString } from './request-body.js';
 
 /** A profile limit does not lift by waiting; the hint is to come back after deleting one. */
@@ -48,18 +48,18 @@ function readName(body: JsonObject, required: boolean): string | undefined {
 }
 
 /** Names are unique per account, compared exactly; a clash is a 409. */
-function assertNameFree(ctx: EmulatorContext, account: Account, name: string, self?: string) {
+function assertNameFree(ctx: BrowserServiceContext, account: Account, name: string, self?: string) {
   const clash = ctx.store.profilesOf(account.id).find((p) => p.name === name && p.id !== self);
   if (clash) throw conflict(`A profile named "${name}" already exists`);
 }
 
-function findProfile(ctx: EmulatorContext, account: Account, id: string): ProfileRecord {
+function findProfile(ctx: BrowserServiceContext, account: Account, id: string): ProfileRecord {
   const profile = ctx.store.profile(account.id, id);
   if (!profile) throw notFound('Profile');
   return profile;
 }
 
-export function profileRoutes(ctx: EmulatorContext) {
+export function profileRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     r.add('POST', '/profiles', ({ req, body }) => {
       const account = authenticate(ctx, req);

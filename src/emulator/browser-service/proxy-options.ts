@@ -1,7 +1,8 @@
 /** `GET /proxy/options`: the vocabulary, straight from `vocabulary.ts`. */
-import type { EmulatorContext } from '../context.js';
+
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import {
   CONNECTION_TYPES,
   FILTER_LEVELS,
@@ -25,7 +26,7 @@ export const proxyOptions = () => ({
   location_levels: LOCATION_LEVELS,
 });
 
-export function proxyOptionRoutes(ctx: EmulatorContext) {
+export function proxyOptionRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     r.add('GET', '/proxy/options', ({ req }) => {
       authenticate(ctx, req);

@@ -4,9 +4,9 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { EmulatorContext } from '../context.js';
 import { HttpError, notFound } from '../http-error.js';
 import type { RouteModule } from '../router.js';
+import type { BrowserServiceContext } from './context.js';
 import { RECORDING_FILES_PREFIX } from './recordings.js';
 
 export type ByteRange = { start: number; end: number };
@@ -35,7 +35,7 @@ export function parseRange(
   return { start, end };
 }
 
-export function recordingFilesModule(ctx: EmulatorContext): RouteModule {
+export function recordingFilesModule(ctx: BrowserServiceContext): RouteModule {
   return {
     prefix: RECORDING_FILES_PREFIX,
     register(r) {

@@ -2,15 +2,20 @@
  * `GET /sessions/{id}/recordings`: published recordings with a fresh signed `video_url` on every
  * listing. The file itself is served by `recording-files.ts`.
  */
-import type { EmulatorContext } from '../context.js';
+
 import type { RecordingRecord } from '../model.js';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import { findSession } from './sessions.js';
 
 export const RECORDING_FILES_PREFIX = '/recording-files';
 
-export function signedVideoUrl(ctx: EmulatorContext, origin: string, recording: RecordingRecord) {
+export function signedVideoUrl(
+  ctx: BrowserServiceContext,
+  origin: string,
+  recording: RecordingRecord,
+) {
   const expiresAt = ctx.clock.now() + ctx.options.videoUrlLifetimeMs;
   const sig = ctx.signer.signature(recording.id, expiresAt);
   return {
@@ -19,7 +24,7 @@ export function signedVideoUrl(ctx: EmulatorContext, origin: string, recording: 
   };
 }
 
-export function recordingRoutes(ctx: EmulatorContext) {
+export function recordingRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     r.add('GET', '/sessions/:id/recordings', async ({ req, params, origin }) => {
       const session = findSession(ctx, authenticate(ctx, req), params.id as string);

@@ -8,10 +8,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EmulatorContext } from '../context.js';
+import type { EmulatorClock } from '../clock.js';
 import { conflict, HttpError, limitReached, unavailable } from '../http-error.js';
 import type { Account, ProfileRecord, SessionRecord } from '../model.js';
-import type { EndedBrowser, RecordingFile } from '../runtime/index.js';
+import type { ResolvedOptions } from '../options.js';
+import type { BrowserRuntime, EndedBrowser, RecordingFile } from '../runtime/index.js';
+import type { Store } from '../store.js';
 import { pinFromConfig } from './profile-pin.js';
 import type { ResolvedRequest } from './targeting.js';
 
@@ -19,6 +21,17 @@ import type { ResolvedRequest } from './targeting.js';
 export const SESSION_LIMIT_RETRY_AFTER_SECONDS = 5;
 
 const MINUTE = 60_000;
+
+/** What a session's life needs: no routes, no proxy. */
+export interface SessionLifecycleDeps {
+  options: Pick<ResolvedOptions, 'sessionStartMs' | 'recordingPublicationDelayMs' | 'retentionMs'>;
+  clock: EmulatorClock;
+  store: Store;
+  runtime: BrowserRuntime;
+  /** Profile dirs of store_cache profiles go under `<dataDir>/profiles`. */
+  dataDir: string;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+}
 
 export class SessionLifecycle {
   /** Creates in flight per account: they hold a slot of the concurrency limit. */
@@ -31,7 +44,7 @@ export class SessionLifecycle {
   /** Cuts short the modelled start time (`sessionStartMs`) of the creates in flight. */
   #holds = new AbortController();
 
-  constructor(private readonly ctx: EmulatorContext) {}
+  constructor(private readonly ctx: SessionLifecycleDeps) {}
 
   create(account: Account, request: ResolvedRequest): Promise<SessionRecord> {
     const creating = this.#create(account, request);

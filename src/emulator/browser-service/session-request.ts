@@ -1,13 +1,14 @@
 /** Turns a create body into a launch request, or the error the create answers with. */
-import type { EmulatorContext } from '../context.js';
+
 import { badRequest, notFound } from '../http-error.js';
 import type { Account } from '../model.js';
+import type { BrowserServiceContext } from './context.js';
 import { objectBody } from './request-body.js';
 import { issuesMessage, type ResolvedRequest, resolveSessionRequest } from './targeting.js';
 
 /** 404 for an unknown `profile_id` (like any other id of the account); 400 for every other issue. */
 export function resolveCreate(
-  ctx: EmulatorContext,
+  ctx: BrowserServiceContext,
   account: Account,
   body: unknown,
 ): ResolvedRequest {

@@ -1,10 +1,11 @@
 /** The wire shapes of a session, in one place (list, single fetch, create, connection). */
-import type { EmulatorContext } from '../context.js';
+
 import type { SessionRecord } from '../model.js';
+import type { BrowserServiceContext } from './context.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function cdpUrlOf(ctx: EmulatorContext, session: SessionRecord): string | undefined {
+export function cdpUrlOf(ctx: BrowserServiceContext, session: SessionRecord): string | undefined {
   return session.status === 'running'
     ? ctx.proxy.cdpUrl(session.id, session.accessToken)
     : undefined;
@@ -20,7 +21,7 @@ export function sessionSummary(session: SessionRecord) {
   };
 }
 
-export function sessionDetail(ctx: EmulatorContext, session: SessionRecord) {
+export function sessionDetail(ctx: BrowserServiceContext, session: SessionRecord) {
   const cdpUrl = cdpUrlOf(ctx, session);
   return {
     id: session.id,
@@ -32,7 +33,7 @@ export function sessionDetail(ctx: EmulatorContext, session: SessionRecord) {
   };
 }
 
-export function sessionCreated(ctx: EmulatorContext, session: SessionRecord) {
+export function sessionCreated(ctx: BrowserServiceContext, session: SessionRecord) {
   const cdpUrl = cdpUrlOf(ctx, session);
   return { id: session.id, ...(cdpUrl ? { cdp_url: cdpUrl } : {}), status: session.status };
 }

@@ -4,15 +4,15 @@
  * the concurrency limit are decided in the background and reported by the poll.
  */
 import { randomUUID } from 'node:crypto';
-import type { EmulatorContext } from '../context.js';
 import { HttpError, notFound } from '../http-error.js';
 import type { AsyncCreateRecord } from '../model.js';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import { resolveCreate } from './session-request.js';
 import { sessionCreated } from './session-views.js';
 
-export function sessionsAsyncRoutes(ctx: EmulatorContext) {
+export function sessionsAsyncRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     r.add('POST', '/sessions-async', ({ req, body }) => {
       const account = authenticate(ctx, req);

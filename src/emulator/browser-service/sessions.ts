@@ -1,10 +1,11 @@
 /** `/sessions`: create, list, fetch, connection details, pages, delete. */
-import type { EmulatorContext } from '../context.js';
+
 import { badRequest, notFound } from '../http-error.js';
 import type { Account, SessionRecord } from '../model.js';
 import { openLatencyFront } from '../network-model.js';
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import { resolveCreate } from './session-request.js';
 import { cdpUrlOf, sessionCreated, sessionDetail, sessionSummary } from './session-views.js';
 
@@ -14,7 +15,11 @@ export const SESSION_LIST_MAX_LIMIT = 500;
 
 const STATUSES = ['running', 'ended', 'all'];
 
-export function findSession(ctx: EmulatorContext, account: Account, id: string): SessionRecord {
+export function findSession(
+  ctx: BrowserServiceContext,
+  account: Account,
+  id: string,
+): SessionRecord {
   const session = ctx.store.session(account.id, id);
   if (!session) throw notFound('Session');
   return session;
@@ -29,7 +34,7 @@ export function parseLimit(raw: string | null, fallback: number, max: number): n
   return value;
 }
 
-export function sessionRoutes(ctx: EmulatorContext) {
+export function sessionRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     r.add('POST', '/sessions', async ({ req, body }) => {
       const account = authenticate(ctx, req);
@@ -95,7 +100,10 @@ export function sessionRoutes(ctx: EmulatorContext) {
 }
 
 /** The session's own debugger listener, opened on first ask and closed when the session ends. */
-async function openDebugger(ctx: EmulatorContext, session: SessionRecord): Promise<string | null> {
+async function openDebugger(
+  ctx: BrowserServiceContext,
+  session: SessionRecord,
+): Promise<string | null> {
   if (session.status !== 'running') return null;
   session.debuggerEndpoint ??= debuggerEndpoint(ctx, session.id);
   const endpoint = await session.debuggerEndpoint;
@@ -107,7 +115,7 @@ async function openDebugger(ctx: EmulatorContext, session: SessionRecord): Promi
 }
 
 /** With a network modelled, the debugger address is reached through the same latency as the origin. */
-async function debuggerEndpoint(ctx: EmulatorContext, sessionId: string) {
+async function debuggerEndpoint(ctx: BrowserServiceContext, sessionId: string) {
   const endpoint = await ctx.proxy.openDebuggerAddress(sessionId);
   const { rttMs } = ctx.options.network;
   if (rttMs === 0) return endpoint;

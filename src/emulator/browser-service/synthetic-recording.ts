@@ -7,16 +7,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EmulatorContext } from '../context.js';
 import { notFound } from '../http-error.js';
 import type { SessionRecord } from '../model.js';
+import type { BrowserServiceContext } from './context.js';
 import { resolveSessionRequest } from './targeting.js';
 
 /** Folder of synthetic recordings under the emulator's data dir; emptied on reset. */
 export const SYNTHETIC_RECORDINGS_DIR = 'synthetic-recordings';
 
 export async function addSyntheticRecording(
-  ctx: EmulatorContext,
+  ctx: BrowserServiceContext,
   accountId: string,
   sizeBytes: number,
 ): Promise<{ sessionId: string; recordingId: string }> {

@@ -3,7 +3,7 @@
  * dataset, lowercased, each one inside its parent.
  */
 import { COUNTRY_DETAILS, citiesOf, findCountry, findRegion } from '../data/locations.js';
-import type { Issue } from './targeting.js';
+import type { Issue } from './targeting-issue.js';
 
 type Body = Record<string, unknown>;
 

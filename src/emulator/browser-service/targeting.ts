@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Account, PinnedLocation, ProfileRecord, SessionConfig } from '../model.js';
+import type { Issue } from './targeting-issue.js';
 import { lower, resolveLocation } from './targeting-location.js';
 import {
   CONNECTION_TYPES,
@@ -18,12 +19,7 @@ import {
   valuesOf,
 } from './vocabulary.js';
 
-export interface Issue {
-  code: string;
-  field: string;
-  message: string;
-  suggestion: string | null;
-}
+export type { Issue } from './targeting-issue.js';
 
 export interface TargetingContext {
   account: Account;

@@ -2,7 +2,7 @@
  * Page actions: `/tools/*` (session id in the body) and `/sessions/{id}/click|type|scroll`.
  * Each one counts as activity for the idle timeout, like CDP traffic.
  */
-import type { EmulatorContext } from '../context.js';
+
 import { badRequest, conflict, HttpError } from '../http-error.js';
 import type { Account, SessionRecord } from '../model.js';
 import type { RouteRegistrar } from '../router.js';
@@ -14,6 +14,7 @@ import {
   SelectorNotFoundError,
 } from '../runtime/index.js';
 import { authenticate } from './auth.js';
+import type { BrowserServiceContext } from './context.js';
 import { objectBody, requiredNumber, requiredString } from './request-body.js';
 import { findSession } from './sessions.js';
 
@@ -72,7 +73,7 @@ const SESSION_ACTIONS: Record<string, (body: Record<string, unknown>) => Action>
   },
 };
 
-export function toolRoutes(ctx: EmulatorContext) {
+export function toolRoutes(ctx: BrowserServiceContext) {
   return (r: RouteRegistrar) => {
     for (const [name, prepare] of Object.entries(TOOLS)) {
       r.add('POST', `/tools/${name}`, async ({ req, body }) => {
@@ -95,7 +96,7 @@ export function toolRoutes(ctx: EmulatorContext) {
 }
 
 async function run(
-  ctx: EmulatorContext,
+  ctx: BrowserServiceContext,
   account: Account,
   sessionId: string,
   action: Action,

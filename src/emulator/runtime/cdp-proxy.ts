@@ -7,14 +7,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { openDebuggerAddress } from './debugger-address.js';
 import { devtoolsPathOf, queryWithoutToken, sendJson, serveDevtoolsJson } from './devtools-json.js';
-import { anyRunningSession, hasEnded, lookupSession, whenEnded } from './session-registry.js';
-import type { CdpProxy, CdpTargetResolver, RunningBrowser } from './types.js';
+import type {
+  CdpProxy,
+  CdpTargetResolver,
+  RunningBrowser,
+  RunningSession,
+  SessionDirectory,
+} from './types.js';
 import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
 
 export interface CdpProxyOptions {
   /** Origin of the emulator server clients reach, e.g. `http://127.0.0.1:PORT`. */
   publicOrigin: () => string;
   resolve: CdpTargetResolver;
+  /** The control plane's running sessions by id (no token): the debugger address, 404s. */
+  sessions: SessionDirectory;
 }
 
 interface ProxyPath {
@@ -39,21 +46,20 @@ function parseProxyPath(url: string | undefined): ProxyPath | undefined {
 }
 
 type Refusal = { status: 401 | 404; error: string };
-type Accepted = { browser: RunningBrowser; onActivity: () => void };
-
 /**
  * The resolver only says yes or no; the status tells a missing or wrong token (401) from a
- * session that is not running (404), which the runtime knows from its own registry.
+ * session that is not running (404), which the control plane's directory knows.
  */
 function authorize(
   resolve: CdpTargetResolver,
+  sessions: SessionDirectory,
   { sessionId, token }: ProxyPath,
-): Accepted | Refusal {
+): RunningSession | Refusal {
   const target = token === undefined ? undefined : resolve(sessionId, token);
   if (target) return target;
   if (token === undefined)
     return { status: 401, error: 'missing access token: use the cdp_url as given' };
-  if (!lookupSession(sessionId))
+  if (!sessions.running(sessionId))
     return { status: 404, error: 'session not found or no longer running' };
   return { status: 401, error: 'invalid access token for this session' };
 }
@@ -66,7 +72,7 @@ function chromiumPathFor(rest: string, browser: RunningBrowser): string | undefi
   return undefined;
 }
 
-export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpProxy {
+export function createCdpProxy({ publicOrigin, resolve, sessions }: CdpProxyOptions): CdpProxy {
   const publicWsBase = () => {
     const origin = new URL(publicOrigin());
     return `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}`;
@@ -80,12 +86,12 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
     handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
       const path = parseProxyPath(req.url);
       if (!path) return false;
-      const verdict = authorize(resolve, path);
+      const verdict = authorize(resolve, sessions, path);
       if ('status' in verdict) {
         refuseUpgrade(socket, verdict.status, verdict.error);
         return true;
       }
-      if (hasEnded(verdict.browser)) {
+      if (verdict.browser.hasEnded()) {
         refuseUpgrade(socket, 404, 'session not found or no longer running');
         return true;
       }
@@ -100,12 +106,12 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
         onActivity: verdict.onActivity,
       });
       // Chromium's death closes the TCP side anyway; this covers a stop that races the upgrade.
-      void whenEnded(verdict.browser)?.then(teardown);
+      void verdict.browser.ended.then(teardown);
       return true;
     },
 
     handleHttp(req: IncomingMessage, res: ServerResponse): boolean {
-      const rootProtocol = serveRootProtocol(req, res);
+      const rootProtocol = serveRootProtocol(req, res, sessions);
       if (rootProtocol) return true;
       const path = parseProxyPath(req.url);
       if (!path) return false;
@@ -114,12 +120,12 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
         sendJson(res, 404, { error: 'no such CDP endpoint' });
         return true;
       }
-      const verdict = authorize(resolve, path);
+      const verdict = authorize(resolve, sessions, path);
       if ('status' in verdict) {
         sendJson(res, verdict.status, { error: verdict.error });
         return true;
       }
-      if (hasEnded(verdict.browser)) {
+      if (verdict.browser.hasEnded()) {
         sendJson(res, 404, { error: 'session not found or no longer running' });
         return true;
       }
@@ -139,7 +145,7 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
       return true;
     },
 
-    openDebuggerAddress,
+    openDebuggerAddress: (sessionId) => openDebuggerAddress(sessionId, sessions),
   };
 }
 
@@ -149,10 +155,14 @@ export function createCdpProxy({ publicOrigin, resolve }: CdpProxyOptions): CdpP
  * the token. The protocol is the same public document for every session (one Chromium build),
  * so any running session's browser answers it; nothing session-specific is served here.
  */
-function serveRootProtocol(req: IncomingMessage, res: ServerResponse): boolean {
+function serveRootProtocol(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: SessionDirectory,
+): boolean {
   const pathname = new URL(req.url ?? '/', 'http://x').pathname;
   if (devtoolsPathOf(pathname) !== '/json/protocol') return false;
-  const entry = anyRunningSession();
+  const entry = sessions.anyRunning();
   if (!entry) {
     sendJson(res, 404, {
       error: 'no session is running: the protocol comes from a session browser',

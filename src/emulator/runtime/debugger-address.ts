@@ -8,15 +8,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { devtoolsPathOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
-import { lookupSession } from './session-registry.js';
+import type { SessionDirectory } from './types.js';
 import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
 
 export async function openDebuggerAddress(
   sessionId: string,
+  sessions: SessionDirectory,
 ): Promise<{ address: string; close(): Promise<void> }> {
   const sockets = new Set<Duplex>();
   const server = createServer((req, res) => {
-    const entry = lookupSession(sessionId);
+    const entry = running(sessions, sessionId);
     const url = new URL(req.url ?? '/', 'http://x');
     const path = devtoolsPathOf(url.pathname);
     if (!entry) return sendJson(res, 404, { error: 'session not found or no longer running' });
@@ -33,7 +34,7 @@ export async function openDebuggerAddress(
     );
   });
   server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
-    const entry = lookupSession(sessionId);
+    const entry = running(sessions, sessionId);
     if (!entry) return refuseUpgrade(socket, 404, 'session not found or no longer running');
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const chromiumPath = /^\/devtools\/browser\/[^/]+$/.test(path)
@@ -67,4 +68,10 @@ export async function openDebuggerAddress(
       return closing;
     },
   };
+}
+
+/** The session while its browser runs: the control plane may still hold an ended one. */
+function running(sessions: SessionDirectory, sessionId: string) {
+  const entry = sessions.running(sessionId);
+  return entry && !entry.browser.hasEnded() ? entry : undefined;
 }

@@ -21,7 +21,9 @@ export type {
   PageInfo,
   RecordingFile,
   RunningBrowser,
+  RunningSession,
   RuntimeOptions,
+  SessionDirectory,
 } from './types.js';
 export {
   NavigationError,

@@ -7,16 +7,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from './devtools-json.js';
 import { liveViewPage } from './live-view-page.js';
-import { hasEnded, lookupSession, whenEnded } from './session-registry.js';
 import type { RunningBrowser } from './types.js';
 
 const BOUNDARY = 'remote-browser-frame';
 
 export interface LiveViewOptions {
   /**
-   * The running session's browser, or undefined for an unknown or ended session. A
-   * `{ browser }` answer (a CdpTargetResolver's) is accepted too; when the resolver refuses, the
-   * runtime's own registry of running sessions is asked, since the live view has no token to give.
+   * The running session's browser, or undefined for an unknown or ended session: by id alone,
+   * since the live view has no token to give. A `{ browser }` answer (a SessionDirectory's)
+   * is accepted too.
    */
   resolve: (sessionId: string) => RunningBrowser | { browser: RunningBrowser } | undefined;
 }
@@ -30,8 +29,7 @@ export function createLiveView({ resolve }: LiveViewOptions): LiveView {
   const find = (sessionId: string): RunningBrowser | undefined => {
     const answer = resolve(sessionId);
     const browser = answer && 'browser' in answer ? answer.browser : answer;
-    const found = browser ?? lookupSession(sessionId)?.browser;
-    return found && !hasEnded(found) ? found : undefined;
+    return browser && !browser.hasEnded() ? browser : undefined;
   };
 
   return {
@@ -101,5 +99,5 @@ function streamFrames(browser: RunningBrowser, res: ServerResponse): void {
   // The response's close (not the request's, which fires once its empty body is read) is the
   // viewer going away.
   res.on('close', unsubscribe);
-  void whenEnded(browser)?.then(finish);
+  void browser.ended.then(finish);
 }

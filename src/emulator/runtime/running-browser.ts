@@ -9,7 +9,6 @@ import { createPageActions } from './page-actions.js';
 import { removeOnExit } from './process-groups.js';
 import { Recorder } from './recorder.js';
 import { Screencast } from './screencast.js';
-import { registerSession } from './session-registry.js';
 import type { EndedBrowser, LaunchSpec, RecordingFile, RunningBrowser } from './types.js';
 
 const debug = createDebug('emulator:runtime');
@@ -80,8 +79,12 @@ export async function launchBrowser(
   let endedAt: number | undefined;
   let stopping = false;
   let markEnded!: () => void;
+  let hasEnded = false;
   const ended = new Promise<void>((resolve) => {
-    markEnded = resolve;
+    markEnded = () => {
+      hasEnded = true;
+      resolve();
+    };
   });
   void chromium.exited.then(() => {
     endedAt ??= Date.now();
@@ -143,6 +146,8 @@ export async function launchBrowser(
       })),
     onFrame: (listener) => screencast.onFrame(listener),
     lastFrame: () => screencast.lastFrame(),
+    ended,
+    hasEnded: () => hasEnded,
     end: () => {
       ending ??= end();
       return ending;
@@ -150,7 +155,6 @@ export async function launchBrowser(
     // Through `browser.end` (not `end`): the runtime wraps it to learn when the browser is done.
     stop: () => browser.end().then((ended) => ended.recording),
   };
-  registerSession({ browser, onActivity: () => spec.onActivity?.(), ended });
   return browser;
 }
 

@@ -91,6 +91,10 @@ export interface RunningBrowser {
   onFrame(listener: (jpeg: Buffer) => void): () => void;
   /** The latest frame, if any (so a new live viewer sees something at once). */
   lastFrame(): Buffer | undefined;
+  /** Resolves once Chromium is gone: stopped, or exited on its own. */
+  readonly ended: Promise<void>;
+  /** Whether `ended` has resolved (a control plane may still hold the object). */
+  hasEnded(): boolean;
   /**
    * Ends the session now: resolves as soon as Chromium (and its whole process group) is gone,
    * before the recording is encoded, so the control plane can answer a DELETE without waiting
@@ -133,7 +137,25 @@ export interface BrowserRuntime {
 export type CdpTargetResolver = (
   sessionId: string,
   accessToken: string | undefined,
-) => { browser: RunningBrowser; onActivity: () => void } | undefined;
+) => RunningSession | undefined;
+
+/** A session the control plane has running: its browser and its idle-timer input. */
+export interface RunningSession {
+  browser: RunningBrowser;
+  onActivity: () => void;
+}
+
+/**
+ * The control plane's running sessions, looked up by id alone: the one registry of sessions,
+ * for what has no token to check (the debugger address, whose unguessable port is the
+ * capability; the proxy telling "unknown session" (404) from "bad token" (401)).
+ */
+export interface SessionDirectory {
+  /** The session if it is running, else undefined. */
+  running(sessionId: string): RunningSession | undefined;
+  /** Some running session, for answers that are the same for every session (`/json/protocol`). */
+  anyRunning(): RunningSession | undefined;
+}
 
 export interface CdpProxy {
   /** Handles an HTTP upgrade if its path is a CDP-proxy path; returns false when the path is not ours. */

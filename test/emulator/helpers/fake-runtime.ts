@@ -82,9 +82,14 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         control.failNextLaunch = false;
         throw new Error('fake launch failure');
       }
-      let ended: Promise<EndedBrowser> | undefined;
+      let ending: Promise<EndedBrowser> | undefined;
+      let markGone!: () => void;
+      const gone = new Promise<void>((resolve) => {
+        markGone = resolve;
+      });
       const encode = async (): Promise<RecordingFile | undefined> => {
         browser.alive = false;
+        markGone();
         if (!spec.record || !control.recordingBytes) return undefined;
         const bytes = control.recordingBytes;
         await control.encode(spec.sessionId);
@@ -106,12 +111,15 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         onFrame: () => () => {},
         lastFrame: () => undefined,
         end() {
-          ended ??= Promise.resolve({ recording: encode() });
-          return ended;
+          ending ??= Promise.resolve({ recording: encode() });
+          return ending;
         },
+        ended: gone,
+        hasEnded: () => !browser.alive,
         stop: () => browser.end().then((e) => e.recording),
         crash() {
           browser.alive = false;
+          markGone();
           spec.onExit?.();
         },
       };

@@ -25,6 +25,10 @@ export async function startProxyServer(): Promise<ProxyServer> {
       const session = sessions.get(sessionId);
       return session && session.token === token ? session : undefined;
     },
+    sessions: {
+      running: (sessionId) => sessions.get(sessionId),
+      anyRunning: () => [...sessions.values()].find((s) => !s.browser.hasEnded()),
+    },
   });
   const server: Server = createServer((req, res) => {
     if (!proxy.handleHttp(req, res)) {

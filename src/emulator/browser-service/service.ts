@@ -1,0 +1,125 @@
+/**
+ * The emulated browser service, built like the account service (`createAccountService`): narrow
+ * deps in, route modules and a few calls out. It owns the session lifecycle, the one registry of
+ * sessions (the store's, handed to the runtime's proxy and live view as a `SessionDirectory`),
+ * the CDP proxy, the live view and the signer of recording URLs.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import type { EmulatorClock } from '../clock.js';
+import type { ResolvedOptions } from '../options.js';
+import type { RouteModule } from '../router.js';
+import type {
+  BrowserRuntime,
+  CdpProxy,
+  CdpTargetResolver,
+  LiveView,
+  RunningBrowser,
+  RunningSession,
+  SessionDirectory,
+} from '../runtime/index.js';
+import type { Store } from '../store.js';
+import { UrlSigner } from '../url-signer.js';
+import type { BrowserServiceContext } from './context.js';
+import { browserServiceModule } from './module.js';
+import { recordingFilesModule } from './recording-files.js';
+import { SessionLifecycle } from './session-lifecycle.js';
+import { addSyntheticRecording, SYNTHETIC_RECORDINGS_DIR } from './synthetic-recording.js';
+
+export interface BrowserServiceDeps {
+  options: ResolvedOptions;
+  clock: EmulatorClock;
+  store: Store;
+  runtime: BrowserRuntime;
+  createProxy(options: {
+    publicOrigin: () => string;
+    resolve: CdpTargetResolver;
+    sessions: SessionDirectory;
+  }): CdpProxy;
+  createLiveView(options: { resolve: (sessionId: string) => RunningBrowser | undefined }): LiveView;
+  /** Folder for persistent profile dirs and synthetic recordings. */
+  dataDir: string;
+  /** `http://host:port` once listening. */
+  origin(): string;
+  /** Logs one line, redacted. */
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+}
+
+export interface BrowserService {
+  /** The API, mounted under `/api/v2/browser`. */
+  readonly routes: RouteModule;
+  /** Recording files behind their signed URLs, under `/recording-files`. */
+  readonly recordingFiles: RouteModule;
+  /** The CDP proxy's and live view's HTTP requests; false when the path is not theirs. */
+  handleHttp(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The CDP proxy's websocket upgrades; false when the path is not its. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** A recording of any size without a session that made it (admin API). */
+  addSyntheticRecording(
+    accountId: string,
+    sizeBytes: number,
+  ): Promise<{ sessionId: string; recordingId: string }>;
+  /** Ends every session (creates in flight included) and waits for their recordings. */
+  endAll(reason: string): Promise<void>;
+  /** Removes what the service keeps on disk (profile dirs, synthetic recordings). */
+  clearFiles(): Promise<void>;
+}
+
+const sameSecret = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
+  const { store } = deps;
+  const sessions = new SessionLifecycle(deps);
+  const running = (sessionId: string): RunningSession | undefined => {
+    const session = store.sessions.get(sessionId);
+    const browser = session?.browser;
+    if (!session || !browser || session.status !== 'running') return undefined;
+    return { browser, onActivity: () => sessions.touch(session) };
+  };
+  const directory: SessionDirectory = {
+    running,
+    anyRunning: () => {
+      for (const id of store.sessions.keys()) {
+        const found = running(id);
+        if (found) return found;
+      }
+      return undefined;
+    },
+  };
+  const resolve: CdpTargetResolver = (sessionId, accessToken) => {
+    const found = running(sessionId);
+    const session = store.sessions.get(sessionId);
+    if (!found || !session || !accessToken || !sameSecret(accessToken, session.accessToken)) {
+      return undefined;
+    }
+    return found;
+  };
+  const ctx: BrowserServiceContext = {
+    options: deps.options,
+    clock: deps.clock,
+    store,
+    sessions,
+    proxy: deps.createProxy({ publicOrigin: deps.origin, resolve, sessions: directory }),
+    // The live view URL carries no token (an <img> or iframe cannot send one): by id alone.
+    liveView: deps.createLiveView({ resolve: (sessionId) => running(sessionId)?.browser }),
+    signer: new UrlSigner(),
+    dataDir: deps.dataDir,
+  };
+  return {
+    routes: browserServiceModule(ctx),
+    recordingFiles: recordingFilesModule(ctx),
+    handleHttp: (req, res) => ctx.proxy.handleHttp(req, res) || ctx.liveView.handleHttp(req, res),
+    handleUpgrade: (req, socket, head) => ctx.proxy.handleUpgrade(req, socket, head),
+    addSyntheticRecording: (accountId, sizeBytes) =>
+      addSyntheticRecording(ctx, accountId, sizeBytes),
+    endAll: (reason) => sessions.endAll(reason),
+    async clearFiles() {
+      await rm(join(deps.dataDir, 'profiles'), { recursive: true, force: true });
+      await rm(join(deps.dataDir, SYNTHETIC_RECORDINGS_DIR), { recursive: true, force: true });
+    },
+  };
+}
