@@ -1,4 +1,5 @@
 /** `BrowserApi`: one typed client for every endpoint of the browser service (browser-api.md). */
+import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { BROWSER_API_PATH, type BrowserConfigInput, resolveBrowserConfig } from '../http/config.js';
 import type { RetryOptions } from '../http/retry-policy.js';
@@ -24,6 +25,16 @@ export interface BrowserApiOptions extends BrowserConfigInput {
   dispatcher?: Dispatcher | undefined;
 }
 
+const accountKeys = new WeakMap<BrowserApi, string>();
+
+/**
+ * Which account a client acts for (origin and a hash of its token, never the token): the
+ * launch's slot queue counts sessions per account, across the clients of one process.
+ */
+export function accountKeyOf(api: BrowserApi): string {
+  return accountKeys.get(api) ?? api.origin;
+}
+
 export class BrowserApi {
   /** The service origin in use, without the API path. */
   readonly origin: string;
@@ -43,6 +54,8 @@ export class BrowserApi {
     checkBrowserOptions(options);
     const config = resolveBrowserConfig(options);
     this.origin = config.baseUrl;
+    const tokenHash = createHash('sha256').update(config.token).digest('hex').slice(0, 16);
+    accountKeys.set(this, `${config.baseUrl} ${tokenHash}`);
     this.#transport = new Transport({
       service: 'browser',
       origin: config.baseUrl,

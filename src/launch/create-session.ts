@@ -6,16 +6,23 @@
  *   (abandoned-create.ts);
  * - a create whose response was lost is reconciled, never repeated (lost-create.ts).
  */
+import { accountKeyOf } from '../browser-api/client.js';
 import type { BrowserApi, SessionCreated, SessionCreateParams } from '../browser-api/index.js';
 import { type CallScope, raceAbort } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
 import { handOffAbandonedCreate } from './abandoned-create.js';
 import { beginCreate } from './creates-in-flight.js';
 import { isLostCreate, reconcileLostCreate } from './lost-create.js';
+import { type Slot, takeSlot } from './slot-queue.js';
 import { waitForSlot } from './slot-wait.js';
 
 /** The create request's own timeout: long, because cutting it short is what orphans sessions. */
 const CREATE_TIMEOUT_MS = 120_000;
+/**
+ * Longest a launch queued behind this process's own sessions waits before asking the service
+ * anyway (a session may have ended unseen: kept, or ended by another client).
+ */
+const QUEUED_FALLBACK_MS = 5000;
 
 export interface CreateOptions {
   scope: CallScope;
@@ -23,23 +30,38 @@ export interface CreateOptions {
   what: string;
 }
 
+/** The session, and the slot of the account it holds in this process (release when it ends). */
+export interface CreatedSession {
+  created: SessionCreated;
+  slot: Slot;
+}
+
 export async function createSession(
   api: BrowserApi,
   body: SessionCreateParams,
   options: CreateOptions,
-): Promise<SessionCreated> {
+): Promise<CreatedSession> {
   const { scope, what } = options;
+  const account = accountKeyOf(api);
   for (let attempt = 0; ; attempt++) {
+    // Past the limit this process learned, wait for one of its sessions to end before asking.
+    const slot = await takeSlot(account, {
+      queue: options.waitForSlot,
+      fallbackMs: QUEUED_FALLBACK_MS,
+      scope,
+      what,
+    });
     const create = beginCreate(api, body, () =>
       api.sessions.create(body, { timeout: CREATE_TIMEOUT_MS }),
     );
     try {
-      return await raceAbort(create.call, scope, what);
+      return { created: await raceAbort(create.call, scope, what), slot };
     } catch (error) {
+      slot.release();
       if (scope.signal.aborted) throw handOffAbandonedCreate(create, scope, what, error);
       if (!isLostCreate(error)) create.settle();
       if (isRateLimitError(error) && options.waitForSlot) {
-        await waitForSlot(error, attempt, scope, what);
+        await waitForSlot(error, attempt, scope, what, account);
         continue;
       }
       if (!isLostCreate(error)) throw error;

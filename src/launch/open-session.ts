@@ -15,7 +15,8 @@ import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
-import { SessionLease } from './session-lease.js';
+import { releaseWhenSettled, SessionLease } from './session-lease.js';
+import type { Slot } from './slot-queue.js';
 
 export type { RemoteSessionInfo } from './session-info.js';
 
@@ -60,6 +61,7 @@ export async function openSession(
   const call = { signal: scope.signal, timeout: remaining(scope) };
 
   let created: SessionCreated;
+  let slot: Slot;
   try {
     const wire = toWireSession(options);
     if (options.profile !== undefined) {
@@ -79,11 +81,11 @@ export async function openSession(
       ...wire,
       ...(options.proxyPassword !== undefined ? { proxy_password: options.proxyPassword } : {}),
     };
-    created = await createSession(api, body as Parameters<typeof createSession>[1], {
+    ({ created, slot } = await createSession(api, body as Parameters<typeof createSession>[1], {
       scope,
       waitForSlot: options.waitForSlot ?? true,
       what,
-    });
+    }));
   } catch (error) {
     scope.dispose();
     // A create left running in the background still needs the client to delete its session.
@@ -94,7 +96,10 @@ export async function openSession(
 
   // Not awaited here: the adapter's connect needs only the cdp_url, so the two run together.
   const connection = lookUpConnection(api, created.id);
-  return leaseSession({ api, ownsApi, scope, created, connection, options, what });
+  const opened = leaseSession({ api, ownsApi, scope, created, connection, options, what });
+  // The slot frees when the session is no longer this process's: deleted, or kept running.
+  releaseWhenSettled(opened.lease, slot);
+  return opened;
 }
 
 /**

@@ -103,3 +103,16 @@ export class SessionLease {
 export async function releaseAll(): Promise<void> {
   await Promise.allSettled([...activeLeases].map((lease) => lease.release()));
 }
+
+/** Calls `slot.release()` once `lease` is released or kept (it is then no longer ours). */
+export function releaseWhenSettled(lease: SessionLease, slot: { release(): void }): void {
+  if (!activeLeases.has(lease)) {
+    slot.release();
+    return;
+  }
+  const unsubscribe = onLeaseChange((changed, event) => {
+    if (changed !== lease || event !== 'closed') return;
+    unsubscribe();
+    slot.release();
+  });
+}

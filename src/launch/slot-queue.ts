@@ -1,0 +1,143 @@
+/**
+ * This process's own view of each account's concurrent-session limit, so launches beyond it
+ * wait here instead of each asking the service and sleeping a full Retry-After. The limit is
+ * learned from a 429's body (`limit`, browser-api.md); a launch that got one waits for a
+ * session of this process to end (the moment a slot is surely free) and then tries again at
+ * once; one that arrives while this process holds the limit queues without asking at all.
+ * Sessions of other processes are invisible here, so every wait also ends after the service's
+ * Retry-After: the queue saves requests and time, never correctness.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallScope } from '../http/call-options.js';
+
+/** One taken slot: a create in flight, then the session it made. Release exactly once. */
+export interface Slot {
+  release(): void;
+}
+
+interface Waiter {
+  grant(): void;
+}
+
+class AccountSlots {
+  /** The service's limit as its last 429 said; unknown until then. */
+  limit: number | undefined;
+  /** Creates in flight plus live sessions of this process on this account. */
+  held = 0;
+  /**
+   * Whether the last 429 counted sessions that are not ours (`current_usage` above what we
+   * hold): only then can a slot free up unseen, and a wait also ends after the Retry-After.
+   */
+  othersHold = true;
+  readonly waiters: Waiter[] = [];
+
+  take(): Slot {
+    this.held++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.held--;
+        this.waiters.shift()?.grant();
+      },
+    };
+  }
+
+  get full(): boolean {
+    return this.limit !== undefined && this.held >= this.limit;
+  }
+}
+
+const accounts = new Map<string, AccountSlots>();
+
+function slotsOf(account: string): AccountSlots {
+  let slots = accounts.get(account);
+  if (!slots) {
+    slots = new AccountSlots();
+    accounts.set(account, slots);
+  }
+  return slots;
+}
+
+/** Remembers what a 429 said: the account's `limit`, and whether `current_usage` is all ours. */
+export function learnLimit(
+  account: string,
+  limit: number | undefined,
+  currentUsage: number | undefined,
+): void {
+  const slots = slotsOf(account);
+  if (typeof limit === 'number' && Number.isInteger(limit) && limit > 0) slots.limit = limit;
+  slots.othersHold = currentUsage === undefined || currentUsage > slots.held || slots.held === 0;
+}
+
+/** Whether a slot of `account` can free up without this process seeing it (see othersHold). */
+export function othersHold(account: string): boolean {
+  return accounts.get(account)?.othersHold ?? true;
+}
+
+/**
+ * Takes a slot for a create. `queue`: while this process holds the learned limit, wait (in
+ * order) for one of its sessions to end, or at most `fallbackMs`, bounded by the launch's
+ * scope. Without `queue` (a pre-warm) the slot is taken at once.
+ */
+export async function takeSlot(
+  account: string,
+  options: { queue: boolean; fallbackMs: number; scope: CallScope; what: string },
+): Promise<Slot> {
+  const slots = slotsOf(account);
+  if (options.queue && (slots.full || slots.waiters.length > 0)) {
+    const fallback = slots.othersHold ? options.fallbackMs : untilDeadline(options.scope);
+    await waitForTurn(slots, fallback, options.scope, options.what);
+  }
+  return slots.take();
+}
+
+/**
+ * After a 429: waits until one of this process's sessions on the account ends, or at most
+ * `fallbackMs` (the Retry-After: other processes' sessions end unseen), bounded by the scope.
+ * Resolves true when woken by a session of ours ending.
+ */
+export function waitAfterRefusal(
+  account: string,
+  fallbackMs: number,
+  scope: CallScope,
+  what: string,
+): Promise<boolean> {
+  return waitForTurn(slotsOf(account), fallbackMs, scope, what);
+}
+
+/** The time left in `scope` (capped to what a timer can hold: no deadline waits for a wake-up). */
+export function untilDeadline(scope: CallScope): number {
+  return Math.min(scope.deadline - Date.now(), 2 ** 31 - 1);
+}
+
+/** Resolves true when woken by a session of ours ending, false after `fallbackMs`. */
+async function waitForTurn(
+  slots: AccountSlots,
+  fallbackMs: number,
+  scope: CallScope,
+  what: string,
+): Promise<boolean> {
+  const woken = new AbortController();
+  const waiter: Waiter = { grant: () => woken.abort() };
+  slots.waiters.push(waiter);
+  try {
+    await sleep(Math.min(Math.max(0, fallbackMs), 2 ** 31 - 1), undefined, {
+      signal: AbortSignal.any([scope.signal, woken.signal]),
+    });
+    return false;
+  } catch (error) {
+    if (scope.signal.aborted) throw scope.abortError(what);
+    if (woken.signal.aborted) return true;
+    throw error;
+  } finally {
+    const at = slots.waiters.indexOf(waiter);
+    if (at >= 0) slots.waiters.splice(at, 1);
+  }
+}
+
+/** Creates in flight and live sessions of this process on `account`. */
+export function heldBy(account: string): number {
+  return accounts.get(account)?.held ?? 0;
+}

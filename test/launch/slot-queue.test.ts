@@ -1,0 +1,120 @@
+/**
+ * The local slot queue (issue 14, P3): a 429 on create teaches this process the account's
+ * limit; launches past it wait for one of this process's own sessions to end, in order, and
+ * then create at once: not after the service's Retry-After (600 s here, longer than any test
+ * may run, so a launch that is not woken cannot pass) and without asking the service meanwhile.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type OpenedSession, openSession } from '../../src/launch/open-session.js';
+import { releaseAll } from '../../src/launch/session-lease.js';
+import { json } from '../helpers/http-server.js';
+import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+
+const LIMIT = 2;
+const CREATES = /^\/sessions$/;
+let service: FakeService;
+let cacheDir: string;
+const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
+
+beforeAll(() => {
+  cacheDir = mkdtempSync(join(tmpdir(), 'rb-slots-'));
+  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+});
+afterAll(() => {
+  if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
+  else process.env.REMOTE_BROWSER_CACHE_DIR = previous;
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  service = await startFakeService();
+  // The account's concurrency limit, as the service enforces it.
+  service.on('POST', CREATES, (req, res) => {
+    const running = service.running().length;
+    if (running >= LIMIT) {
+      return json(
+        429,
+        {
+          error: { code: 'rate_limited', message: 'concurrent session limit reached' },
+          limit_type: 'sessions',
+          current_usage: running,
+          limit: LIMIT,
+          retry_after: 600,
+        },
+        { 'retry-after': '600' },
+      )(req, res);
+    }
+    const session = service.createSession(req.body);
+    return json(200, {
+      data: { id: session.id, status: 'running', cdp_url: `ws://127.0.0.1:1/x/${session.id}` },
+    })(req, res);
+  });
+});
+afterEach(async () => {
+  await releaseAll();
+  await service.close();
+});
+
+const launch = () =>
+  openSession(
+    { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+    'launchRemote',
+  );
+const creates = () => service.calls('POST', CREATES).length;
+
+describe('the local slot queue', () => {
+  it('a launch refused with 429 creates as soon as a session of this process ends', async () => {
+    const a = await launch();
+    const b = await launch();
+    const order: string[] = [];
+    const c = launch().then((opened) => {
+      order.push('c created');
+      return opened;
+    });
+    // c has been refused once (its 429 is in) before a ends.
+    await until(() => creates() === 3);
+    order.push('a ending');
+    await a.finish();
+    const opened = await c;
+    expect(order).toEqual(['a ending', 'c created']);
+    // One refusal and one retry: no polling in between.
+    expect(creates()).toBe(4);
+    await Promise.all([b.finish(), opened.finish()]);
+  });
+
+  it('past the learned limit, launches queue here in order and ask the service only when woken', async () => {
+    const a = await launch();
+    const b = await launch();
+    const refused = launch(); // teaches the limit: 2
+    await until(() => creates() === 3);
+    await a.finish();
+    const c = await refused;
+    expect(creates()).toBe(4);
+
+    const order: string[] = [];
+    const track = (name: string) => (opened: OpenedSession) => {
+      order.push(name);
+      return opened;
+    };
+    const d = launch().then(track('d'));
+    const e = launch().then(track('e'));
+    await b.finish();
+    const dOpened = await d;
+    // d was woken by b's end and created once; e has not asked the service at all.
+    expect(creates()).toBe(5);
+    expect(order).toEqual(['d']);
+    await c.finish();
+    const eOpened = await e;
+    expect(order).toEqual(['d', 'e']);
+    expect(creates()).toBe(6);
+    expect(service.calls('POST', CREATES).length).toBe(6);
+    await Promise.all([dOpened.finish(), eOpened.finish()]);
+  });
+});
+
+/** Waits (without a time bound of its own: the test's timeout is the bound) until `check()`. */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
