@@ -45,7 +45,8 @@ export const standardWebhooks: WebhookSignatureScheme = {
     const timestamp = header('webhook-timestamp');
     const signature = header('webhook-signature');
     if (!id || !timestamp || !signature || !/^\d+$/.test(timestamp)) return undefined;
-    return { id, timestamp: Number(timestamp), signatures: signature.split(' ').filter(Boolean) };
+    // An empty entry (two spaces) matches nothing: its length differs from every signature.
+    return { id, timestamp: Number(timestamp), signatures: signature.split(' ') };
   },
   sign(secret, id, timestamp, body) {
     const mac = createHmac('sha256', keyOf(secret))
@@ -130,7 +131,8 @@ function checkOptions(options: VerifyWebhookOptions): CheckedOptions {
     );
   }
   const secrets = checkSecretList(ring ? ring.secrets() : options.secrets);
-  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+  // Number.isFinite is false for anything that is not a number: no typeof check needed.
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
     throw invalidOption(
       'options.tolerance',
       `must be a finite number of seconds >= 0, got ${String(tolerance)}`,
@@ -149,8 +151,11 @@ function checkOptions(options: VerifyWebhookOptions): CheckedOptions {
 }
 
 function bodyBytes(rawBody: unknown): Buffer {
-  if (Buffer.isBuffer(rawBody)) return rawBody;
-  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return Buffer.from(rawBody);
+  if (typeof rawBody === 'string') return Buffer.from(rawBody);
+  // A Buffer is a Uint8Array: a view of the same bytes, never a copy of a large body.
+  if (rawBody instanceof Uint8Array) {
+    return Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  }
   throw new WebhookVerificationError(
     'invalid_body',
     `the body must be the raw request body as a string, Buffer or Uint8Array (before JSON parsing), got ${rawBody === null ? 'null' : typeof rawBody}`,
@@ -176,7 +181,7 @@ export function verifyWebhook<T = unknown>(
     );
   }
   const nowMs = now();
-  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
+  if (!Number.isFinite(nowMs)) {
     throw invalidOption('options.now', 'must return a finite number of milliseconds');
   }
   const nowSeconds = Math.floor(nowMs / 1000);

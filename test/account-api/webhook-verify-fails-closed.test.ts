@@ -45,6 +45,8 @@ describe('verifyWebhook fails closed on every malformed option', () => {
     options: unknown;
     headers?: Record<string, string>;
     field: string;
+    /** The rule the message must state (beside the field). */
+    rule?: RegExp;
   }> = [
     {
       name: 'an empty secret list',
@@ -101,60 +103,111 @@ describe('verifyWebhook fails closed on every malformed option', () => {
       options: { secrets: [SECRET], tolerance: 'abc', now: () => NOW },
       headers: signedWith(SECRET, NOW_S - 3 * 3600),
       field: 'options.tolerance',
+      rule: /must be a finite number of seconds >= 0, got abc/,
     },
     {
       name: 'a NaN tolerance (Number(undefined))',
       options: { secrets: [SECRET], tolerance: Number.NaN, now: () => NOW },
       headers: signedWith(SECRET, NOW_S - 3 * 3600),
       field: 'options.tolerance',
+      rule: /must be a finite number of seconds >= 0, got NaN/,
     },
     {
       name: 'an infinite tolerance',
       options: { secrets: [SECRET], tolerance: Number.POSITIVE_INFINITY, now: () => NOW },
       headers: signedWith(SECRET, NOW_S - 3 * 3600),
       field: 'options.tolerance',
+      rule: /must be a finite number of seconds >= 0, got Infinity/,
     },
     {
       name: 'a negative tolerance',
       options: { secrets: [SECRET], tolerance: -1, now: () => NOW },
       field: 'options.tolerance',
+      rule: /must be a finite number of seconds >= 0, got -1/,
     },
     {
       name: 'a clock that is not a function',
       options: { secrets: [SECRET], now: NOW },
       field: 'options.now',
+      rule: /must be a function/,
     },
     {
       name: 'a clock that returns NaN',
       options: { secrets: [SECRET], now: () => Number.NaN },
       headers: signedWith(SECRET, NOW_S - 3 * 3600),
       field: 'options.now',
+      rule: /must return a finite number of milliseconds/,
     },
     {
       name: 'both secrets and a ring',
       options: { secrets: [SECRET], ring: new SecretRing({ current: SECRET }), now: () => NOW },
       field: 'options',
+      rule: /takes `secrets` or `ring`, not both/,
     },
     {
       name: 'a ring that is not a SecretRing',
       options: { ring: [SECRET], now: () => NOW },
       field: 'options.ring',
+      rule: /must be a SecretRing/,
     },
     {
       name: 'a scheme without sign()',
       options: { secrets: [SECRET], scheme: { name: 'x', read: () => undefined }, now: () => NOW },
       field: 'options.scheme',
+      rule: /must have read\(\) and sign\(\)/,
     },
-    { name: 'options that are not an object', options: SECRET, field: 'options' },
+    {
+      name: 'a ring that is null',
+      options: { ring: null, now: () => NOW },
+      field: 'options.ring',
+      rule: /must be a SecretRing/,
+    },
+    {
+      name: 'a scheme that is null',
+      options: { secrets: [SECRET], scheme: null, now: () => NOW },
+      field: 'options.scheme',
+      rule: /must have read\(\) and sign\(\)/,
+    },
+    {
+      name: 'a scheme that is a string',
+      options: { secrets: [SECRET], scheme: 'standard-webhooks', now: () => NOW },
+      field: 'options.scheme',
+      rule: /must have read\(\) and sign\(\)/,
+    },
+    {
+      name: 'a scheme without read()',
+      options: { secrets: [SECRET], scheme: { name: 'x', sign: () => 'v1,x' }, now: () => NOW },
+      field: 'options.scheme',
+      rule: /must have read\(\) and sign\(\)/,
+    },
+    {
+      name: 'options that are not an object',
+      options: SECRET,
+      field: 'options',
+      rule: /must be an object with `secrets` or `ring`/,
+    },
+    {
+      name: 'options that are null',
+      options: null,
+      field: 'options',
+      rule: /must be an object with `secrets` or `ring`/,
+    },
   ];
 
-  it.each(rows)('rejects $name', ({ options, headers, field }) => {
+  it.each(rows)('rejects $name', ({ options, headers, field, rule }) => {
     const error = failure(() =>
       verifyWebhook(body, headers ?? signedWith(SECRET), options as never),
     );
     expect(error.reason).toBe('invalid_options');
     expect(error.field).toBe(field);
     expect(error.message).toContain(field);
+    if (rule) expect(error.message).toMatch(rule);
+  });
+
+  it('rejects options with neither secrets nor a ring as no_secrets', () => {
+    const error = failure(() => verifyWebhook(body, signedWith(SECRET), { now: () => NOW }));
+    expect(error.reason).toBe('no_secrets');
+    expect(error.message).toMatch(/pass `secrets` or `ring`/);
   });
 
   it('treats a single string as one secret, never as a list of its characters', () => {
@@ -185,15 +238,18 @@ describe('verifyWebhook fails closed on every malformed option', () => {
   });
 
   it.each([
-    ['null', null],
-    ['a number', 42],
-    ['a parsed object', JSON.parse(body)],
-    ['undefined', undefined],
-  ])('rejects a body that is %s with invalid_body, not a TypeError', (_name, raw) => {
+    ['null', null, 'null'],
+    ['a number', 42, 'number'],
+    ['a parsed object', JSON.parse(body), 'object'],
+    ['undefined', undefined, 'undefined'],
+  ])('rejects a body that is %s with invalid_body, not a TypeError', (_name, raw, got) => {
     const error = failure(() =>
       verifyWebhook(raw as never, signedWith(SECRET), { secrets: [SECRET], now: () => NOW }),
     );
     expect(error.reason).toBe('invalid_body');
+    expect(error.message).toContain(
+      `the body must be the raw request body as a string, Buffer or Uint8Array (before JSON parsing), got ${got}`,
+    );
   });
 
   it.each([
@@ -205,6 +261,7 @@ describe('verifyWebhook fails closed on every malformed option', () => {
       verifyWebhook(body, headers as never, { secrets: [SECRET], now: () => NOW }),
     );
     expect(error.reason).toBe('missing_headers');
+    expect(error.message).toBe('verifyWebhook: no headers object was given');
   });
 
   it('checks the options before it looks at the delivery', () => {
@@ -213,6 +270,75 @@ describe('verifyWebhook fails closed on every malformed option', () => {
       verifyWebhook(body, {}, { secrets: [SECRET], tolerance: 'abc' as never }),
     );
     expect(error.reason).toBe('invalid_options');
+  });
+});
+
+describe('verifyWebhook reads the signature headers strictly', () => {
+  const options = { secrets: [SECRET], now: () => NOW };
+  const malformed = (headers: Record<string, unknown>) => {
+    const error = failure(() => verifyWebhook(body, headers as never, options));
+    expect(error.reason).toBe('missing_headers');
+    expect(error.message).toBe(
+      'verifyWebhook: missing or malformed standard-webhooks signature headers',
+    );
+  };
+
+  it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'])(
+    'rejects a delivery without %s alone',
+    (name) => {
+      const headers: Record<string, unknown> = { ...signedWith(SECRET) };
+      delete headers[name];
+      malformed(headers);
+    },
+  );
+
+  it.each(['abc', `${NOW_S}x`, `x${NOW_S}`, `${NOW_S}.5`])(
+    'rejects a timestamp that is not whole seconds: %s',
+    (timestamp) => malformed({ ...signedWith(SECRET), 'webhook-timestamp': timestamp }),
+  );
+
+  it('treats a header value that is not a string as missing', () => {
+    malformed({ ...signedWith(SECRET), 'webhook-id': 42 });
+  });
+
+  it('reads a header sent twice (a Node headers array) as its values joined', () => {
+    const signed = signedWith(SECRET);
+    const headers = {
+      ...signed,
+      'webhook-signature': ['v1,c2hvcnQ=', signed['webhook-signature']],
+    };
+    expect(verifyWebhook(body, headers as never, options).matched).toBe('current');
+  });
+
+  it('skips a signature of another length instead of throwing', () => {
+    const signed = signedWith(SECRET);
+    const shortOnly = { ...signed, 'webhook-signature': 'v1,c2hvcnQ=' };
+    expect(failure(() => verifyWebhook(body, shortOnly, options)).reason).toBe(
+      'no_matching_signature',
+    );
+    const both = { ...signed, 'webhook-signature': `v1,c2hvcnQ=  ${signed['webhook-signature']}` };
+    expect(verifyWebhook(body, both, options).matched).toBe('current');
+  });
+
+  it('says how far the timestamp is from now', () => {
+    const error = failure(() => verifyWebhook(body, signedWith(SECRET, NOW_S - 3600), options));
+    expect(error.message).toBe(
+      `verifyWebhook: timestamp ${NOW_S - 3600} is more than 300 s away from now (${NOW_S})`,
+    );
+  });
+
+  it('verifies a body that is not JSON, with an undefined payload', () => {
+    const text = 'not json';
+    const key = Buffer.from(SECRET.slice(6), 'base64');
+    const mac = createHmac('sha256', key).update(`msg_1.${NOW_S}.${text}`).digest('base64');
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(NOW_S),
+      'webhook-signature': `v1,${mac}`,
+    };
+    const verified = verifyWebhook(new TextEncoder().encode(text), headers, options);
+    expect(verified.payload).toBeUndefined();
+    expect(verified.id).toBe('msg_1');
   });
 });
 
