@@ -141,6 +141,10 @@ export class Transport {
     const idempotent = spec.idempotent ?? IDEMPOTENT_METHODS.has(method);
     const url = this.url(spec.path, spec.query);
     const logPath = `${this.apiPath}${spec.path}`;
+    // Loading undici (once per process) is the library's start-up, not the call's time: it runs
+    // before the call's timeout starts, so a slow first import never times a request out.
+    const { request } = await loadUndici();
+    const dispatcher = await this.#dispatcher();
     const scope = callScope(spec, this.#timeout, spec.what);
     const rateWait = new RateLimitWait(spec.what, spec.signal, this.#maxRateLimitWaitMs);
     const headers: Record<string, string> = {
@@ -170,13 +174,12 @@ export class Transport {
         let response: Dispatcher.ResponseData;
         let text: string;
         try {
-          const { request } = await loadUndici();
           response = await request(url, {
             method,
             headers,
             body: payload,
             signal: scope.signal,
-            dispatcher: await this.#dispatcher(),
+            dispatcher,
           });
           text = await response.body.text();
         } catch (error) {
@@ -263,6 +266,8 @@ export class Transport {
     const absolute = /^https?:\/\//i.test(spec.url) ? spec.url : this.url(spec.url);
     const target = new URL(absolute);
     const sameOrigin = target.origin === new URL(this.origin).origin;
+    const { request } = await loadUndici();
+    const dispatcher = await this.#dispatcher();
     const scope = callScope(spec, 0);
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...spec.headers };
     if (sameOrigin && !target.searchParams.size) headers.authorization = this.#authorization;
@@ -270,12 +275,11 @@ export class Transport {
     debug(`→ GET ${logPath} (stream)`);
     let response: Dispatcher.ResponseData;
     try {
-      const { request } = await loadUndici();
       response = await request(absolute, {
         method: 'GET',
         headers,
         signal: scope.signal,
-        dispatcher: await this.#dispatcher(),
+        dispatcher,
       });
     } catch (error) {
       scope.dispose();
