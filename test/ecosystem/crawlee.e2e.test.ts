@@ -4,6 +4,7 @@
  * running than the account allows, none running after.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, PlaywrightCrawler } from '@crawlee/playwright';
@@ -16,6 +17,19 @@ import { puppeteer } from '../../src/puppeteer/index.js';
 import { SessionWatcher } from '../fixture/inline-suite.js';
 import { eventually } from '../helpers/pages.js';
 import { type CrawlSite, startCrawlSite } from './crawl-site.js';
+
+// PuppeteerCrawler's useIncognitoPages path runs `await import('puppeteer')` (Crawlee's peer
+// dependency, which a PuppeteerCrawler user has installed) to pick the context method; without
+// it every newPage() fails and nothing is crawled. This repo installs puppeteer-core only, so
+// resolve `puppeteer` to it, as `npm i puppeteer@npm:puppeteer-core` does in a user's project.
+try {
+  createRequire(createRequire(import.meta.url).resolve('@crawlee/browser-pool')).resolve(
+    'puppeteer',
+  );
+} catch {
+  const hook = 'export const resolve=(s,c,n)=>n(s==="puppeteer"?"puppeteer-core":s,c)';
+  register(`data:text/javascript,${encodeURIComponent(hook)}`);
+}
 
 let emu: EmulatorHandle;
 let site: CrawlSite;

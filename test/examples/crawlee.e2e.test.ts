@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -20,6 +20,8 @@ it('examples/crawlee/crawl.ts crawls offline against the emulator and leaves not
     expect(r.status, `crawl.ts failed:\n${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toContain('crawl done, no session left running');
     expect(r.stderr).toContain('REMOTE_BROWSER_IGNORED_OPTION');
+    // The example keeps Crawlee's storage in memory: run as a user runs it, no ./storage appears.
+    expect(readdirSync(storage)).toEqual([]);
   } finally {
     rmSync(storage, { recursive: true, force: true });
   }
