@@ -42,6 +42,9 @@ beforeAll(async () => {
   process.env.REMOTE_BROWSER_CACHE_DIR = join(scratch, 'ledger');
   process.env.CRAWLEE_STORAGE_DIR = join(scratch, 'storage');
   emu = await startEmulator({
+    // No recordings: a crawl makes a session per browser, and closing the emulator would wait
+    // for every one of them to be encoded.
+    ffmpegPath: false,
     logger: (_level, message) => {
       const ended = /^session (\S+) ended \((\w+)\)/.exec(message);
       if (ended) endReasons.set(ended[1]!, ended[2]!);
