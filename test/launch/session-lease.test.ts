@@ -121,6 +121,83 @@ describe('SessionLease', () => {
     expect(openEntries().map((e) => e.id)).not.toContain('gone-1');
   });
 
+  it('releaseAll() deletes every lease still open and none that was kept', async () => {
+    const api = service.api();
+    const a = new SessionLease(api, service.createSession('').id);
+    const b = new SessionLease(api, service.createSession('').id);
+    const kept = new SessionLease(api, service.createSession('').id);
+    kept.keep();
+    await releaseAll();
+    const deleted = service.calls('DELETE', DELETES).map((r) => r.url.split('/').pop());
+    expect(deleted.sort()).toEqual([a.id, b.id].sort());
+    expect([a, b, kept].filter((lease) => activeLeases.has(lease))).toEqual([]);
+  });
+
+  it('is settled only once release() or keep() was called', async () => {
+    const api = service.api();
+    const released = new SessionLease(api, service.createSession('').id);
+    const kept = new SessionLease(api, service.createSession('').id);
+    expect([released.settled, kept.settled]).toEqual([false, false]);
+    const releasing = released.release();
+    kept.keep();
+    expect([released.settled, kept.settled]).toEqual([true, true]);
+    await releasing;
+  });
+
+  it('keep() during a release in flight does not drop the lease before its DELETE is done', async () => {
+    const api = service.api();
+    const hold = gate();
+    service.on(
+      'DELETE',
+      DELETES,
+      heldUntil(hold.opened, json(200, { data: { status: 'success' } })),
+    );
+    const lease = new SessionLease(api, service.createSession('').id);
+    const events: string[] = [];
+    const unsubscribe = onLeaseChange((l, event) => {
+      if (l === lease) events.push(event);
+    });
+    try {
+      const closing = lease.release();
+      await eventually(() => service.calls('DELETE', DELETES).length === 1, 5000, 'the DELETE');
+      lease.keep();
+      // Still this process's job until the DELETE answers: exit hooks must still see it.
+      expect(activeLeases.has(lease)).toBe(true);
+      hold.open();
+      await closing;
+      expect(activeLeases.has(lease)).toBe(false);
+      // Observers hear it close once (not once per release(), keep() and forget).
+      await lease.release();
+      expect(events).toEqual(['closed']);
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('a failed DELETE names the session, the retry and the reap command, and keeps it active', async () => {
+    const api = service.api();
+    service.on('DELETE', DELETES, json(400, { error: 'refused' }));
+    const lease = new SessionLease(api, service.createSession('').id);
+    const error = (await lease.release().catch((e: unknown) => e)) as Error & {
+      sessionId?: string;
+      cause?: unknown;
+    };
+    expect(error.message).toContain(`session ${lease.id} is still running`);
+    expect(error.message).toContain(`remote-browser sessions end ${lease.id}`);
+    expect(error.message).toContain(
+      '(`remote-browser sessions reap` ends every session whose delete failed)',
+    );
+    expect(error.sessionId).toBe(lease.id);
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(activeLeases.has(lease)).toBe(true);
+    expect(openEntries().find((e) => e.id === lease.id)?.state).toBe('delete-failed');
+    // The service recovers: the next release() sends a DELETE again.
+    service.off('DELETE');
+    await lease.release();
+    expect(service.calls('DELETE', DELETES)).toHaveLength(2);
+    expect(activeLeases.has(lease)).toBe(false);
+  });
+
   it('after a double release, the watchdog of a SIGKILLed process ends only what is still held', async () => {
     const first = service.createSession('').id;
     const second = service.createSession('').id;
