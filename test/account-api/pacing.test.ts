@@ -30,11 +30,12 @@ describe('AccountApi pacing', () => {
   it('does not count the wait for a submit slot as request time: 25 at once all go out', async () => {
     server.respond(json(200, submitted));
     // 20 slots per window: 5 submits wait a whole window, longer than the per-call timeout.
+    // The timeout leaves a loaded machine (or a mutation run) seconds for each request itself.
     const paced = new AccountApi({
       apiKey: 'ak_test_key_123',
       baseUrl: server.origin,
-      timeout: 2000,
-      rateLimits: { windowMs: 3500 },
+      timeout: 4000,
+      rateLimits: { windowMs: 6000 },
     });
     const outcomes = await Promise.allSettled(
       Array.from({ length: 25 }, () => paced.queries.submit(validSubmit)),
