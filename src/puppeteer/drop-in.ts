@@ -30,7 +30,7 @@ import {
 } from '../launch/drop-in-options.js';
 import { LaunchError } from '../launch/errors.js';
 import { parseLaunchOptions } from './launch-options.js';
-import { launchRemote, type PuppeteerRemoteOptions } from './launch-remote.js';
+import { launchRemote, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
 import { loadPuppeteer } from './load.js';
 
 const IGNORED: Record<string, string> = {
@@ -72,13 +72,13 @@ export type RemotePuppeteerLaunchOptions = LaunchOptions & {
 };
 
 export interface RemotePuppeteer {
-  /** Creates a remote session and returns Puppeteer's native `Browser` on it. */
-  launch(options?: RemotePuppeteerLaunchOptions): Promise<Browser>;
+  /** Creates a remote session and returns Puppeteer's native `Browser` on it (`await using` works). */
+  launch(options?: RemotePuppeteerLaunchOptions): Promise<RemoteBrowser>;
   /** puppeteer-core's own `connect`, unchanged (no session management). */
   connect: PuppeteerNode['connect'];
 }
 
-async function launch(options: Record<string, unknown>): Promise<Browser> {
+async function launch(options: Record<string, unknown>): Promise<RemoteBrowser> {
   const what = 'puppeteer.launch';
   const parsed = parseLaunchOptions(what, options);
   const { dropIn, remote } = parsed;

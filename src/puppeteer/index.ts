@@ -31,7 +31,7 @@ export type {
 } from '../launch/session-pool.js';
 export type { RemotePuppeteer, RemotePuppeteerLaunchOptions } from './drop-in.js';
 export { puppeteer } from './drop-in.js';
-export type { PuppeteerRemoteOptions } from './launch-remote.js';
+export type { PuppeteerRemoteOptions, RemoteBrowser } from './launch-remote.js';
 export { connectRemote, launchRemote } from './launch-remote.js';
 export type { PuppeteerSessionPoolOptions } from './session-pool.js';
 export { createSessionPool } from './session-pool.js';

@@ -38,6 +38,13 @@ export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
   acceptInsecureCerts?: boolean;
 }
 
+/**
+ * Puppeteer's `Browser` on a remote session. puppeteer-core's types keep its
+ * `Symbol.asyncDispose` internal, so `await using browser = await launchRemote()` would not
+ * compile; the method is there at runtime (patched to disconnect and delete the session).
+ */
+export type RemoteBrowser = Browser & AsyncDisposable;
+
 /** Where an unknown key of launchRemote() most likely came from. */
 const LOCAL_OPTIONS_HINT =
   "launchRemote takes only its own options; a local launch's options go to the drop-in puppeteer.launch(), see docs/launch.md";
@@ -46,7 +53,7 @@ const LOCAL_OPTIONS_HINT =
  * Creates a remote session and returns the native Puppeteer `Browser` connected to it. Every
  * option is checked first: a wrong one is a RequestValidationError, and nothing is created.
  */
-export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promise<Browser> {
+export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
   parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
     unknownKeyHint: LOCAL_OPTIONS_HINT,
   });
@@ -60,7 +67,7 @@ export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promis
 export async function connectRemote(
   sessionId: string,
   options: PuppeteerRemoteOptions = {},
-): Promise<Browser> {
+): Promise<RemoteBrowser> {
   parseEntry(
     'connectRemote',
     LAUNCH_SCHEMAS.puppeteerConnect,
@@ -79,7 +86,7 @@ async function connect(
   puppeteer: PuppeteerNode,
   options: PuppeteerRemoteOptions,
   what: string,
-): Promise<Browser> {
+): Promise<RemoteBrowser> {
   let browser: Browser;
   try {
     browser = await connectWithin(
@@ -105,11 +112,10 @@ async function connect(
     throw await opened.abandon(error);
   }
   opened.connected();
-  attach(browser, opened);
-  return browser;
+  return attach(browser, opened);
 }
 
-function attach(browser: Browser, opened: OpenedSession): void {
+function attach(browser: Browser, opened: OpenedSession): RemoteBrowser {
   register(browser, opened);
   const originalDisconnect = browser.disconnect;
   let keep = false;
@@ -149,4 +155,5 @@ function attach(browser: Browser, opened: OpenedSession): void {
         ),
       );
   });
+  return browser as RemoteBrowser;
 }

@@ -65,10 +65,21 @@ describe('launchRemote (Puppeteer)', () => {
     const end = vi.spyOn(api.sessions, 'end');
     const browser = await launchRemote({ api });
     {
-      // puppeteer-core's types keep Symbol.asyncDispose internal; the runtime has it.
-      await using _disposable = browser as unknown as AsyncDisposable;
+      await using _disposable = browser;
       await browser.close();
       await browser.close();
+    }
+    expect(end).toHaveBeenCalledTimes(1);
+    expect(await running()).toBe(0);
+  });
+
+  it('deletes the session through Symbol.asyncDispose alone (await using, typed)', async () => {
+    await freshApi();
+    const end = vi.spyOn(api.sessions, 'end');
+    {
+      await using browser = await launchRemote({ api });
+      expect(browser.connected).toBe(true);
+      expect(await running()).toBe(1);
     }
     expect(end).toHaveBeenCalledTimes(1);
     expect(await running()).toBe(0);
