@@ -13,7 +13,10 @@ export type {
   DownloadProgress,
   StreamedRecording,
 } from './resources/recording-download.js';
-export type { WaitForPublishedOptions } from './resources/recordings.js';
+export type {
+  DownloadWhenPublishedOptions,
+  WaitForPublishedOptions,
+} from './resources/recordings.js';
 export { Recordings } from './resources/recordings.js';
 export { Sessions } from './resources/sessions.js';
 export { Tools } from './resources/tools.js';

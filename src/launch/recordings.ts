@@ -17,13 +17,10 @@ export async function downloadRecordings(
   dir: string,
   timeout: number,
 ): Promise<RecordingDownload> {
-  const started = Date.now();
-  await api.sessions.recordings.waitForPublished(sessionId, { timeout });
-  const remaining = Math.max(1000, timeout - (Date.now() - started));
-  const downloaded = await api.sessions.recordings.download(
+  const downloaded = await api.sessions.recordings.downloadWhenPublished(
     sessionId,
     { dir },
-    { timeout: remaining },
+    { timeout },
   );
   return { sessionId, files: downloaded.map((d) => d.path) };
 }

@@ -76,6 +76,53 @@ describe('recordings.list and waitForPublished', () => {
   });
 });
 
+describe('recordings.downloadWhenPublished', () => {
+  it('waits until the recordings are published, then streams them to the dir', async () => {
+    let listings = 0;
+    f.server.respond(
+      storage(
+        () => (++listings <= 2 ? [] : [recording('r1', 'a', future())]),
+        () => true,
+      ),
+    );
+    const out = await f.api.sessions.recordings.downloadWhenPublished(
+      's-2',
+      { dir },
+      { intervalMs: 5 },
+    );
+    expect(out.map((d) => d.path)).toEqual([join(dir, 's-2-r1.webm')]);
+    expect((await readFile(join(dir, 's-2-r1.webm'))).equals(VIDEO)).toBe(true);
+    const kinds = f.server.requests.map((r) => (r.url.startsWith('/signed/') ? 'video' : 'list'));
+    // Three polls until published, the download's own listing, then the video.
+    expect(kinds).toEqual(['list', 'list', 'list', 'list', 'video']);
+  });
+
+  it('gives up with a TimeoutError when nothing is published within the timeout, downloading nothing', async () => {
+    f.server.respond(
+      storage(
+        () => [],
+        () => true,
+      ),
+    );
+    await expect(
+      f.api.sessions.recordings.downloadWhenPublished(
+        's-3',
+        { dir },
+        { intervalMs: 5, timeout: 60 },
+      ),
+    ).rejects.toBeInstanceOf(TimeoutError);
+    expect(f.server.requests.filter((r) => r.url.startsWith('/signed/'))).toEqual([]);
+    expect((await readdir(dir)).filter((name) => name.startsWith('s-3-'))).toEqual([]);
+  });
+
+  it('refuses an empty session id before any request', async () => {
+    await expect(f.api.sessions.recordings.downloadWhenPublished('', { dir })).rejects.toThrow(
+      /sessionId/,
+    );
+    expect(f.server.requests).toHaveLength(0);
+  });
+});
+
 describe('recordings.download', () => {
   it('streams each recording to <sessionId>-<recordingId>.<ext> with progress, without an auth header', async () => {
     f.server.respond(

@@ -20,6 +20,19 @@ export interface WaitForPublishedOptions extends CallOptions {
   intervalMs?: number | undefined;
 }
 
+export interface DownloadWhenPublishedOptions
+  extends Omit<DownloadOptions, 'timeout'>,
+    Pick<WaitForPublishedOptions, 'intervalMs'> {
+  /**
+   * Milliseconds for the wait and the download together. Default 120000; 0 waits forever.
+   * The download always gets at least one second, however long the wait took.
+   */
+  timeout?: number | undefined;
+}
+
+/** The least a download is given after a long wait for publication. */
+const MIN_DOWNLOAD_MS = 1_000;
+
 export class Recordings extends Resource {
   /** Empty while the session runs. `video_url`s expire: list again right before playing. */
   async list(sessionId: string, opts: CallOptions = {}): Promise<Recording[]> {
@@ -46,6 +59,24 @@ export class Recordings extends Resource {
       intervalMs: options.intervalMs ?? 2000,
       isDone: (recordings) => recordings.length > 0,
     });
+  }
+
+  /**
+   * Recordings after teardown in one call: waits until the session's recordings are published
+   * (they appear only after it ends), then streams them to `dir` as `download()` does, all
+   * under one `timeout`.
+   */
+  async downloadWhenPublished(
+    sessionId: string,
+    target: { dir: string },
+    options: DownloadWhenPublishedOptions = {},
+  ): Promise<DownloadedRecording[]> {
+    idSegment('recordings.downloadWhenPublished', 'sessionId', sessionId);
+    const { timeout = 120_000, intervalMs, ...download } = options;
+    const started = Date.now();
+    await this.waitForPublished(sessionId, { signal: options.signal, timeout, intervalMs });
+    const left = timeout === 0 ? 0 : Math.max(MIN_DOWNLOAD_MS, timeout - (Date.now() - started));
+    return this.download(sessionId, target, { ...download, timeout: left });
   }
 
   /**
