@@ -4,37 +4,18 @@
  * and the `cdp_url` as the target (the client then asks for `/json/protocol` at the host's root).
  */
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserApi } from '../../src/browser-api/index.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { eventually } from '../helpers/pages.js';
 
 const CDP: any = createRequire(import.meta.url)('chrome-remote-interface');
 
-let emu: EmulatorHandle;
-let site: TestSite;
+const env = useEmulatorAndSite();
 let api: BrowserApi;
 
-beforeAll(async () => {
-  emu = await startEmulator();
-  site = await startTestSite();
-});
-afterAll(async () => {
-  await eventually(
-    async () => (await emu.admin.state()).runningSessions === 0,
-    20_000,
-    'zero running sessions',
-  );
-  await site?.close();
-  await emu?.close();
-});
 beforeEach(async () => {
-  const account = await emu.admin.createAccount({});
-  api = new BrowserApi({
-    baseUrl: emu.url,
-    token: account.token,
-    proxyPassword: account.proxyPassword,
-  });
+  api = await env.newAccountApi();
 });
 
 async function withSession<T>(
@@ -74,7 +55,7 @@ describe('chrome-remote-interface on debugger_address', () => {
       const protocol = await CDP.Protocol({ host, port });
       expect(protocol.domains.some((d: { domain: string }) => d.domain === 'Page')).toBe(true);
 
-      const created = await CDP.New({ host, port, url: site.url('/') });
+      const created = await CDP.New({ host, port, url: env.site.url('/') });
       expect(created.type).toBe('page');
       expect(created.webSocketDebuggerUrl).toBe(`ws://${host}:${port}/devtools/page/${created.id}`);
       const listed = await CDP.List({ host, port });
@@ -127,14 +108,14 @@ describe('chrome-remote-interface on debugger_address', () => {
     await withSession(
       async ({ id, host, port }) => {
         const created = await CDP.New({ host, port, url: 'about:blank' });
-        await emu.admin.advanceClock(50_000);
+        await env.emu.admin.advanceClock(50_000);
         const page = await CDP({ host, port, target: created.webSocketDebuggerUrl });
         await page.Runtime.evaluate({ expression: '1' });
         await page.close();
         // 100 s since the start, 50 s since the page traffic: still running.
-        await emu.admin.advanceClock(50_000);
+        await env.emu.admin.advanceClock(50_000);
         expect((await api.sessions.retrieve(id)).status).toBe('running');
-        await emu.admin.advanceClock(61_000);
+        await env.emu.admin.advanceClock(61_000);
         await eventually(
           async () => (await api.sessions.retrieve(id)).status !== 'running',
           10_000,
@@ -176,13 +157,13 @@ describe('chrome-remote-interface on cdp_url', () => {
       expect(protocol.version.major).toBe('1');
       const version = await CDP.Version(options);
       expect(version.webSocketDebuggerUrl).toBe(cdpUrl);
-      const created = await CDP.New({ ...options, url: site.url('/') });
+      const created = await CDP.New({ ...options, url: env.site.url('/') });
       expect(created.webSocketDebuggerUrl).toBe(
         `ws://${url.host}/cdp/${id}/devtools/page/${created.id}?token=${encodeURIComponent(token)}`,
       );
       const page = await CDP({ target: created.webSocketDebuggerUrl, local: true });
       const { result } = await page.Runtime.evaluate({ expression: 'location.href' });
-      expect(result.value).toBe(site.url('/'));
+      expect(result.value).toBe(env.site.url('/'));
       await page.close();
       expect((await CDP.List(options)).map((t: { id: string }) => t.id)).toContain(created.id);
       await CDP.Activate({ ...options, id: created.id });

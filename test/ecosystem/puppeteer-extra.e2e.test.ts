@@ -4,39 +4,24 @@
  * page evasions apply, and close() deletes the session.
  */
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { puppeteer, sessionOf } from '../../src/puppeteer/index.js';
-import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 
 const require = createRequire(import.meta.url);
 const { addExtra } = require('puppeteer-extra') as { addExtra: (p: unknown) => any };
 const StealthPlugin = require('puppeteer-extra-plugin-stealth') as () => any;
 
-let emu: EmulatorHandle;
-let site: TestSite;
+const env = useEmulatorAndSite();
 let api: BrowserApi;
 /** Plain strings: puppeteer-extra deep-copies the launch options, which a client instance would not survive. */
 let remote: { baseUrl: string; token: string; proxyPassword: string };
 const running = async () => (await api.sessions.list({ status: 'running' })).length;
 
-beforeAll(async () => {
-  emu = await startEmulator();
-  site = await startTestSite();
-});
-afterAll(async () => {
-  await eventually(
-    async () => (await emu.admin.state()).runningSessions === 0,
-    20_000,
-    'zero running sessions',
-  );
-  await site?.close();
-  await emu?.close();
-});
 beforeEach(async () => {
-  const account = await emu.admin.createAccount({});
-  remote = { baseUrl: emu.url, token: account.token, proxyPassword: account.proxyPassword };
+  const account = await env.emu.admin.createAccount({});
+  remote = { baseUrl: env.emu.url, token: account.token, proxyPassword: account.proxyPassword };
   api = new BrowserApi(remote);
 });
 
@@ -45,7 +30,7 @@ async function webdriverFlag(extra: { launch(o: unknown): Promise<any> }) {
   try {
     expect(await running()).toBe(1);
     const page = await browser.newPage();
-    await page.goto(site.url('/'));
+    await page.goto(env.site.url('/'));
     return {
       webdriver: await page.evaluate(() => navigator.webdriver),
       session: sessionOf(browser).id,

@@ -1,6 +1,5 @@
 /** A loopback site for end-to-end tests: the remote (emulated) browser navigates here. */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startLoopbackSite } from './loopback-site.js';
 
 const PAGES: Record<string, string> = {
   '/': '<!doctype html><title>Home</title><h1>Welcome</h1><a href="/form">form</a>',
@@ -16,28 +15,14 @@ export interface TestSite {
   close(): Promise<void>;
 }
 
-export async function startTestSite(): Promise<TestSite> {
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] as string;
-    const html = PAGES[path];
-    if (!html) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' };
-    if (path === '/') headers['set-cookie'] = 'visited=yes; Max-Age=3600; Path=/';
-    res.writeHead(200, headers).end(html);
+export function startTestSite(): Promise<TestSite> {
+  return startLoopbackSite({
+    ...PAGES,
+    '/': {
+      html: PAGES['/'] as string,
+      headers: { 'set-cookie': 'visited=yes; Max-Age=3600; Path=/' },
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (path = '/') => `http://127.0.0.1:${port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** Polls `check` until it returns true or `timeoutMs` passes. */

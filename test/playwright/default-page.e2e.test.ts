@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { RequestValidationError } from '../../src/http/errors.js';
 import {
   DefaultPageError,
@@ -13,10 +12,9 @@ import {
   launchRemote,
   sessionOf,
 } from '../../src/playwright/index.js';
-import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 
-let emu: EmulatorHandle;
-let site: TestSite;
+const env = useEmulatorAndSite({ ffmpegPath: false });
 let cacheDir: string;
 let api: BrowserApi;
 const warnings: Error[] = [];
@@ -32,25 +30,20 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 beforeAll(async () => {
   cacheDir = mkdtempSync(join(tmpdir(), 'rb-ledger-'));
   process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-  emu = await startEmulator({ ffmpegPath: false }); // no recordings needed here
-  site = await startTestSite();
   process.on('warning', onWarning);
 });
 
 afterAll(async () => {
   process.off('warning', onWarning);
-  await eventually(
-    async () => (await emu.admin.state()).runningSessions === 0,
-    20_000,
-    'zero running sessions',
-  );
-  await site?.close();
-  await emu?.close();
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
 beforeEach(() => {
-  api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
+  api = new BrowserApi({
+    baseUrl: env.emu.url,
+    token: env.emu.token,
+    proxyPassword: env.emu.proxyPassword,
+  });
 });
 
 afterEach(async () => {
@@ -63,9 +56,9 @@ describe('defaultPage(browser)', () => {
     await using browser = await launchRemote({ api, preflight: false });
     const page = defaultPage(browser);
     expect(page.context()).toBe(browser.contexts()[0]);
-    await page.goto(site.url('/'));
+    await page.goto(env.site.url('/'));
     const tabs = await api.sessions.pages(sessionOf(browser).id);
-    expect(tabs.map((t) => t.url)).toEqual([site.url('/')]);
+    expect(tabs.map((t) => t.url)).toEqual([env.site.url('/')]);
   });
 
   it('throws DefaultPageError naming the cause when that tab was closed', async () => {
@@ -82,7 +75,7 @@ describe('browser.newPage()/newContext() on a remote browser', () => {
   it("says nothing with extraContexts: 'allow', and the context opens", async () => {
     await using browser = await launchRemote({ api, preflight: false, extraContexts: 'allow' });
     const page = await browser.newPage();
-    await page.goto(site.url('/'));
+    await page.goto(env.site.url('/'));
     await tick();
     expect(warnings).toEqual([]);
     expect(browser.contexts()).toHaveLength(2);
@@ -115,16 +108,16 @@ describe('browser.newPage()/newContext() on a remote browser', () => {
     await expect(browser.newContext()).rejects.toThrow(/browser\.newContext\(\) opens a second/);
     expect(browser.contexts()).toHaveLength(1);
     // The session's own page is still the way in.
-    await defaultPage(browser).goto(site.url('/'));
+    await defaultPage(browser).goto(env.site.url('/'));
   });
 
   it('rejects an unknown extraContexts value before creating a session', async () => {
-    const before = (await emu.admin.state()).sessions;
+    const before = (await env.emu.admin.state()).sessions;
     const launch = launchRemote({ api, preflight: false, extraContexts: 'warning' as never });
     await expect(launch).rejects.toThrow(RequestValidationError);
     await expect(launch).rejects.toThrow(
       /launchRemote: invalid options: extraContexts: must be one of warn, error, allow \(got "warning"\)/,
     );
-    expect((await emu.admin.state()).sessions).toEqual(before);
+    expect((await env.emu.admin.state()).sessions).toEqual(before);
   });
 });

@@ -2,16 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import type { BrowserApi } from '../../src/browser-api/index.js';
 import { isRequestValidationError } from '../../src/http/errors.js';
 import { IGNORED_OPTION_CODE, resetIgnoredWarnings } from '../../src/launch/drop-in-options.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
 import { chromium, LaunchError } from '../../src/playwright/index.js';
-import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 
-let emu: EmulatorHandle;
-let site: TestSite;
+const env = useEmulatorAndSite();
 let cacheDir: string;
 let api: BrowserApi;
 let warnings: Error[] = [];
@@ -24,30 +22,16 @@ const running = async () => (await api.sessions.list({ status: 'running' })).len
 beforeAll(async () => {
   cacheDir = mkdtempSync(join(tmpdir(), 'rb-ledger-'));
   process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-  emu = await startEmulator();
-  site = await startTestSite();
   process.on('warning', onWarning);
 });
 
 afterAll(async () => {
   process.off('warning', onWarning);
-  await eventually(
-    async () => (await emu.admin.state()).runningSessions === 0,
-    20_000,
-    'zero running sessions',
-  );
-  await site?.close();
-  await emu?.close();
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
 beforeEach(async () => {
-  const account = await emu.admin.createAccount({});
-  api = new BrowserApi({
-    baseUrl: emu.url,
-    token: account.token,
-    proxyPassword: account.proxyPassword,
-  });
+  api = await env.newAccountApi();
   warnings = [];
   resetIgnoredWarnings();
 });
@@ -83,7 +67,7 @@ describe('chromium drop-in', () => {
     try {
       expect(await running()).toBe(1);
       const page = browser.contexts()[0]!.pages()[0]!;
-      await page.goto(site.url('/'));
+      await page.goto(env.site.url('/'));
       expect(await page.evaluate(() => [innerWidth, innerHeight])).toEqual([640, 480]);
       expect(await page.evaluate(() => navigator.language)).toBe('de-DE');
       expect(await page.evaluate(() => navigator.userAgent)).toBe('rb-drop-in-agent');
@@ -140,7 +124,7 @@ describe('chromium drop-in', () => {
     const browser = await chromium.launch({ remote: { api } });
     try {
       const page = await browser.newPage({ proxy: { server: 'http://127.0.0.1:9' } });
-      await page.goto(site.url('/'));
+      await page.goto(env.site.url('/'));
       expect(await page.title()).toBe('Home');
       await settled();
       expect(warnings.map((w) => w.message).join()).toMatch(/newContext\.proxy/);
@@ -158,7 +142,7 @@ describe('chromium drop-in', () => {
       isMobile: true,
     });
     const page = fresh.pages()[0]!;
-    await page.goto(site.url('/'));
+    await page.goto(env.site.url('/'));
     expect(await page.evaluate(() => navigator.language)).toBe('fr-FR');
     expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(
       'Asia/Tokyo',
@@ -173,13 +157,13 @@ describe('chromium drop-in', () => {
     const first = await chromium.launchPersistentContext(dir, {
       remote: { api, userDataDir: 'profile' },
     });
-    await first.pages()[0]!.goto(site.url('/'));
+    await first.pages()[0]!.goto(env.site.url('/'));
     await first.close();
     const second = await chromium.launchPersistentContext(`${dir}/`, {
       remote: { api, userDataDir: 'profile' },
     });
     const again = second.pages()[0]!;
-    await again.goto(site.url('/cookie'));
+    await again.goto(env.site.url('/cookie'));
     expect(await again.title()).toBe('cookie=visited=yes');
     await second.close();
     expect((await api.profiles.list()).map((p) => p.name)).toEqual(['crawl-profile']);
@@ -188,12 +172,12 @@ describe('chromium drop-in', () => {
 
   it('launchPersistentContext keeps cookies in a saved profile named by a bare name', async () => {
     const first = await chromium.launchPersistentContext('checkout', { remote: { api } });
-    await (first.pages()[0] ?? (await first.newPage())).goto(site.url('/'));
+    await (first.pages()[0] ?? (await first.newPage())).goto(env.site.url('/'));
     await first.close();
     expect(await running()).toBe(0);
     const second = await chromium.launchPersistentContext('checkout', { remote: { api } });
     const page = second.pages()[0] ?? (await second.newPage());
-    await page.goto(site.url('/cookie'));
+    await page.goto(env.site.url('/cookie'));
     expect(await page.title()).toBe('cookie=visited=yes');
     await second.close();
     expect((await api.profiles.list()).filter((p) => p.name === 'checkout')).toHaveLength(1);

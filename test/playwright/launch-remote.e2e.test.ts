@@ -5,7 +5,6 @@ import { inspect } from 'node:util';
 import { type BrowserType, chromium as realChromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { openEntries } from '../../src/launch/ledger.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
 import {
@@ -16,11 +15,11 @@ import {
   recordingOf,
   sessionOf,
 } from '../../src/playwright/index.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { setEnv } from '../helpers/env.js';
-import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { eventually } from '../helpers/pages.js';
 
-let emu: EmulatorHandle;
-let site: TestSite;
+const env = useEmulatorAndSite({ recordingPublicationDelayMs: 500 });
 let cacheDir: string;
 let account: { accountId: string; token: string; proxyPassword: string };
 let api: BrowserApi;
@@ -32,27 +31,17 @@ const running = async () => (await api.sessions.list({ status: 'running' })).len
 beforeAll(async () => {
   cacheDir = mkdtempSync(join(tmpdir(), 'rb-ledger-'));
   restoreEnv = setEnv({ REMOTE_BROWSER_CACHE_DIR: cacheDir });
-  emu = await startEmulator({ recordingPublicationDelayMs: 500 });
-  site = await startTestSite();
 });
 
 afterAll(async () => {
-  // Whatever each test asserted for its own account: nothing is left running anywhere.
-  await eventually(
-    async () => (await emu.admin.state()).runningSessions === 0,
-    20_000,
-    'zero running sessions',
-  );
-  await site?.close();
-  await emu?.close();
   restoreEnv?.();
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
 async function freshAccount(limits?: { concurrentSessions?: number }) {
-  account = await emu.admin.createAccount(limits ? { limits } : {});
+  account = await env.emu.admin.createAccount(limits ? { limits } : {});
   api = new BrowserApi({
-    baseUrl: emu.url,
+    baseUrl: env.emu.url,
     token: account.token,
     proxyPassword: account.proxyPassword,
   });
@@ -78,7 +67,7 @@ describe('launchRemote (Playwright)', () => {
       const context = browser.contexts()[0];
       expect(context).toBeDefined();
       const page = context?.pages()[0] ?? (await context!.newPage());
-      await page.goto(site.url('/'));
+      await page.goto(env.site.url('/'));
       expect(await page.title()).toBe('Home');
       const info = sessionOf(browser);
       expect(info.id).toMatch(/\S/);
@@ -126,7 +115,7 @@ describe('launchRemote (Playwright)', () => {
     await freshAccount();
     const end = vi.spyOn(api.sessions, 'end');
     const browser = await launchRemote({ api });
-    const other = new BrowserApi({ baseUrl: emu.url, token: account.token });
+    const other = new BrowserApi({ baseUrl: env.emu.url, token: account.token });
     await other.sessions.end(sessionOf(browser).id);
     await other.close();
     await eventually(() => !browser.isConnected(), 10_000, 'disconnect');
@@ -141,7 +130,7 @@ describe('launchRemote (Playwright)', () => {
     const browser = await launchRemote({ api, idleTimeoutMinutes: 1 });
     const id = sessionOf(browser).id;
     expect(openEntries().map((e) => e.id)).toContain(id);
-    await emu.admin.advanceClock(2 * 60_000);
+    await env.emu.admin.advanceClock(2 * 60_000);
     await eventually(() => !browser.isConnected(), 15_000, 'idle disconnect');
     expect(await running()).toBe(0);
     // The client side: the lease ran once on the disconnect and the ledger has the session ended,
@@ -200,7 +189,7 @@ describe('launchRemote (Playwright)', () => {
   it('deletes the session of a create that outlived the launch timeout, without retrying it', async () => {
     await freshAccount();
     // The service creates the session, then its answer is held back past the launch's timeout.
-    await emu.admin.injectFault({
+    await env.emu.admin.injectFault({
       method: 'POST',
       path: '/api/v2/browser/sessions',
       delayMs: 5000,
@@ -221,8 +210,8 @@ describe('launchRemote (Playwright)', () => {
 
   it('reconciles a create whose connection dropped after the service created the session, without retrying it', async () => {
     await freshAccount();
-    const before = (await emu.admin.state()).sessions;
-    await emu.admin.injectFault({
+    const before = (await env.emu.admin.state()).sessions;
+    await env.emu.admin.injectFault({
       method: 'POST',
       path: '/api/v2/browser/sessions',
       dropConnection: true,
@@ -232,7 +221,7 @@ describe('launchRemote (Playwright)', () => {
     expect(err).toBeInstanceOf(LaunchError);
     expect(err.message).toMatch(/was ended/);
     expect(await running()).toBe(0);
-    expect((await emu.admin.state()).sessions - before).toBe(1);
+    expect((await env.emu.admin.state()).sessions - before).toBe(1);
   });
 
   it('waits for a free slot on 429 so 2x the session limit all launch', async () => {
@@ -241,7 +230,7 @@ describe('launchRemote (Playwright)', () => {
       [0, 1, 2, 3].map(async () => {
         const browser = await launchRemote({ api, timeout: 90_000 });
         const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
-        await page.goto(site.url('/'));
+        await page.goto(env.site.url('/'));
         const title = await page.title();
         await browser.close();
         return title;
@@ -250,20 +239,20 @@ describe('launchRemote (Playwright)', () => {
     expect(runs).toEqual(['Home', 'Home', 'Home', 'Home']);
     expect(await running()).toBe(0);
     // The limit held: never more than 2 of its sessions running at once.
-    const { peakRunningSessions } = await emu.admin.account(account.accountId);
+    const { peakRunningSessions } = await env.emu.admin.account(account.accountId);
     expect(peakRunningSessions).toBeGreaterThanOrEqual(1);
     expect(peakRunningSessions).toBeLessThanOrEqual(2);
   });
 
   it('fails fast with the service issues when the preflight rejects the targeting', async () => {
     await freshAccount();
-    const before = (await emu.admin.state()).sessions;
+    const before = (await env.emu.admin.state()).sessions;
     // A vocabulary the service owns (which countries exist): only its preflight can reject it.
     const err: any = await launchRemote({ api, country: 'zz' }).catch((e) => e);
     expect(err).toBeInstanceOf(PreflightError);
     expect(err.issues[0].code).toBe('unknown_country');
     expect(err.message).toMatch(/country/);
-    expect((await emu.admin.state()).sessions).toBe(before);
+    expect((await env.emu.admin.state()).sessions).toBe(before);
   });
 
   it('checks location names against the location endpoints in strict preflight', async () => {
@@ -271,14 +260,14 @@ describe('launchRemote (Playwright)', () => {
     // A city that does not exist in a valid country/region: `/configurations/validate` takes no
     // city, so it accepts this config and only the strict location check can reject it.
     const target = { country: 'us', region: 'ca', city: 'atlantis' };
-    const before = (await emu.admin.state()).sessions;
+    const before = (await env.emu.admin.state()).sessions;
     const strict: any = await launchRemote({ api, ...target, preflight: 'strict' }).catch((e) => e);
     expect(strict).toBeInstanceOf(PreflightError);
     expect(strict.issues).toEqual([
       expect.objectContaining({ code: 'unknown_city', field: 'city' }),
     ]);
     expect(strict.message).toMatch(/atlantis/);
-    expect((await emu.admin.state()).sessions).toBe(before);
+    expect((await env.emu.admin.state()).sessions).toBe(before);
 
     // The same config with the default preflight gets past it: the create is what refuses it.
     const lenient: any = await launchRemote({ api, ...target, preflight: true }).catch((e) => e);
@@ -305,7 +294,7 @@ describe('launchRemote (Playwright)', () => {
     try {
       const browser = await launchRemote({ api, recording: { dir } });
       const page = browser.contexts()[0]!.pages()[0]!;
-      await page.goto(site.url('/'));
+      await page.goto(env.site.url('/'));
       await page.waitForTimeout(1200);
       await browser.close();
       const { files } = await recordingOf(browser);

@@ -1,14 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import type { BrowserApi } from '../../src/browser-api/index.js';
 import { isRequestValidationError } from '../../src/http/errors.js';
 import { IGNORED_OPTION_CODE, resetIgnoredWarnings } from '../../src/launch/drop-in-options.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
 import { LaunchError, puppeteer } from '../../src/puppeteer/index.js';
-import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 
-let emu: EmulatorHandle;
-let site: TestSite;
+const env = useEmulatorAndSite();
 let api: BrowserApi;
 let warnings: Error[] = [];
 const onWarning = (w: Error) => {
@@ -18,27 +16,13 @@ const running = async () => (await api.sessions.list({ status: 'running' })).len
 const settled = () => new Promise((r) => setImmediate(r));
 
 beforeAll(async () => {
-  emu = await startEmulator();
-  site = await startTestSite();
   process.on('warning', onWarning);
 });
 afterAll(async () => {
   process.off('warning', onWarning);
-  await eventually(
-    async () => (await emu.admin.state()).runningSessions === 0,
-    20_000,
-    'zero running sessions',
-  );
-  await site?.close();
-  await emu?.close();
 });
 beforeEach(async () => {
-  const account = await emu.admin.createAccount({});
-  api = new BrowserApi({
-    baseUrl: emu.url,
-    token: account.token,
-    proxyPassword: account.proxyPassword,
-  });
+  api = await env.newAccountApi();
   warnings = [];
   resetIgnoredWarnings();
 });
@@ -64,7 +48,7 @@ describe('puppeteer drop-in', () => {
     try {
       expect(await running()).toBe(1);
       const page = await browser.newPage();
-      await page.goto(site.url('/'));
+      await page.goto(env.site.url('/'));
       expect(await page.evaluate(() => [innerWidth, innerHeight])).toEqual([700, 500]);
       expect(await page.evaluate(() => navigator.language)).toBe('de-DE');
       expect(await page.evaluate(() => navigator.userAgent)).toBe('rb-pptr-agent');
@@ -116,11 +100,11 @@ describe('puppeteer drop-in', () => {
     const options = { userDataDir: '/tmp/crawl/shop', remote: { api, userDataDir: 'profile' } };
     const first = await puppeteer.launch(options as never);
     const page = await first.newPage();
-    await page.goto(site.url('/'));
+    await page.goto(env.site.url('/'));
     await first.close();
     const second = await puppeteer.launch(options as never);
     const again = await second.newPage();
-    await again.goto(site.url('/cookie'));
+    await again.goto(env.site.url('/cookie'));
     expect(await again.title()).toBe('cookie=visited=yes');
     await second.close();
     expect((await api.profiles.list()).map((p) => p.name)).toEqual(['shop']);

@@ -1,41 +1,27 @@
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
 import { connectRemote, LaunchError, launchRemote, sessionOf } from '../../src/puppeteer/index.js';
-import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { eventually } from '../helpers/pages.js';
 
-let emu: EmulatorHandle;
-let site: TestSite;
+const env = useEmulatorAndSite();
 let api: BrowserApi;
 let token: string;
 
-const running = async () => (await emu.admin.state()).runningSessions;
+const running = async () => (await env.emu.admin.state()).runningSessions;
 
-beforeAll(async () => {
-  emu = await startEmulator();
-  site = await startTestSite();
-});
-afterAll(async () => {
-  await eventually(
-    async () => (await emu.admin.state()).runningSessions === 0,
-    20_000,
-    'zero running sessions',
-  );
-  await site?.close();
-  await emu?.close();
-});
 afterEach(async () => {
   await api?.close();
   clearPreflightCache();
 });
 
 async function freshApi() {
-  const account = await emu.admin.createAccount({});
+  const account = await env.emu.admin.createAccount({});
   token = account.token;
   api = new BrowserApi({
-    baseUrl: emu.url,
+    baseUrl: env.emu.url,
     token: account.token,
     proxyPassword: account.proxyPassword,
   });
@@ -48,7 +34,7 @@ describe('launchRemote (Puppeteer)', () => {
     const browser = await launchRemote({ api, country: 'us' });
     try {
       const [page] = await browser.pages();
-      await page!.goto(site.url('/form'));
+      await page!.goto(env.site.url('/form'));
       await page!.type('#q', 'shoes');
       await page!.click('#go');
       expect(await page!.title()).toBe('Sent shoes');
@@ -100,7 +86,7 @@ describe('launchRemote (Puppeteer)', () => {
     await freshApi();
     const end = vi.spyOn(api.sessions, 'end');
     const browser = await launchRemote({ api });
-    const other = new BrowserApi({ baseUrl: emu.url, token });
+    const other = new BrowserApi({ baseUrl: env.emu.url, token });
     await other.sessions.end(sessionOf(browser).id);
     await other.close();
     await eventually(() => !browser.connected, 10_000, 'disconnect');
@@ -110,7 +96,7 @@ describe('launchRemote (Puppeteer)', () => {
   it('turns a refused connect (a ws ErrorEvent) into a clean error without the cdp_url, and deletes the session', async () => {
     await freshApi();
     // The emulator refuses the next CDP websocket upgrade, as a dead or misrouted endpoint would.
-    await emu.admin.injectFault({ path: '/cdp/*', status: 502 });
+    await env.emu.admin.injectFault({ path: '/cdp/*', status: 502 });
     const err: any = await launchRemote({ api, timeout: 20_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(LaunchError);
     expect(err.message).toMatch(/could not connect to session .*the session was deleted/);
@@ -131,7 +117,7 @@ describe('launchRemote (Puppeteer)', () => {
 describe('launchRemote (Puppeteer): creates and the session limit', () => {
   it('deletes the session of a create that outlived the launch timeout, without retrying it', async () => {
     await freshApi();
-    await emu.admin.injectFault({
+    await env.emu.admin.injectFault({
       method: 'POST',
       path: '/api/v2/browser/sessions',
       delayMs: 5000,
@@ -150,7 +136,7 @@ describe('launchRemote (Puppeteer): creates and the session limit', () => {
 
   it('reconciles a create whose connection dropped after the service created the session', async () => {
     await freshApi();
-    await emu.admin.injectFault({
+    await env.emu.admin.injectFault({
       method: 'POST',
       path: '/api/v2/browser/sessions',
       dropConnection: true,
@@ -164,9 +150,9 @@ describe('launchRemote (Puppeteer): creates and the session limit', () => {
   });
 
   it('waits for a free slot on 429 so 2x the session limit all launch', async () => {
-    const account = await emu.admin.createAccount({ limits: { concurrentSessions: 2 } });
+    const account = await env.emu.admin.createAccount({ limits: { concurrentSessions: 2 } });
     api = new BrowserApi({
-      baseUrl: emu.url,
+      baseUrl: env.emu.url,
       token: account.token,
       proxyPassword: account.proxyPassword,
     });
@@ -174,7 +160,7 @@ describe('launchRemote (Puppeteer): creates and the session limit', () => {
       [0, 1, 2, 3].map(async () => {
         const browser = await launchRemote({ api, timeout: 90_000 });
         const [page] = await browser.pages();
-        await page!.goto(site.url('/'));
+        await page!.goto(env.site.url('/'));
         const title = await page!.title();
         await browser.close();
         return title;
@@ -183,7 +169,7 @@ describe('launchRemote (Puppeteer): creates and the session limit', () => {
     expect(titles).toEqual(['Home', 'Home', 'Home', 'Home']);
     expect(await api.sessions.list({ status: 'running' })).toHaveLength(0);
     // The limit held: never more than 2 of its sessions running at once.
-    const { peakRunningSessions } = await emu.admin.account(account.accountId);
+    const { peakRunningSessions } = await env.emu.admin.account(account.accountId);
     expect(peakRunningSessions).toBeGreaterThanOrEqual(1);
     expect(peakRunningSessions).toBeLessThanOrEqual(2);
   });

@@ -3,8 +3,7 @@
  * server (its Chromium runs on this machine); the real service cannot reach this machine, so
  * there the same page is handed over as a data: URL.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startLoopbackSite } from '../../helpers/loopback-site.js';
 
 export const MARKER = 'contract-marker-7f3a';
 
@@ -22,20 +21,8 @@ export interface PageServer {
 }
 
 export async function servePage(): Promise<PageServer> {
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(PAGE_HTML);
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/page.html`,
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
-  };
+  const site = await startLoopbackSite({}, { fallback: PAGE_HTML });
+  return { url: site.url('/page.html'), close: site.close };
 }
 
 export const dataUrl = () => `data:text/html;base64,${Buffer.from(PAGE_HTML).toString('base64')}`;

@@ -1,6 +1,5 @@
 /** A loopback server with the pages the runtime tests drive (the machine has no internet). */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startLoopbackSite } from '../../helpers/loopback-site.js';
 
 const PAGES: Record<string, string> = {
   '/': '<!doctype html><title>Local test page</title><h1>Hello from 127.0.0.1</h1>',
@@ -23,19 +22,6 @@ export interface TestPages {
   close(): Promise<void>;
 }
 
-export async function startTestPages(): Promise<TestPages> {
-  const server = createServer((req, res) => {
-    const page = PAGES[req.url ?? ''];
-    res.writeHead(page ? 200 : 404, { 'content-type': 'text/html' });
-    res.end(page ?? 'not found');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function startTestPages(): Promise<TestPages> {
+  return startLoopbackSite(PAGES, { contentType: 'text/html' });
 }
