@@ -1,4 +1,4 @@
-/** `GET /locations/{level}` over the bundled dataset (`data/locations.ts`). */
+/** `GET /locations/{level}` over the bundled dataset (`../data/locations.ts`). */
 
 import {
   COUNTRY_DETAILS,
