@@ -76,12 +76,7 @@ export async function startWithParts(
   options: ResolvedOptions,
   parts: EmulatorParts,
 ): Promise<EmulatorHandle> {
-  const clock = new EmulatorClock();
-  const store = new Store(clock, options);
-  const faults = new FaultRegistry();
-  const dataDir = await mkdtemp(join(tmpdir(), 'remote-browser-emulator-data-'));
-  // A crash or an unhandled Ctrl-C before close() must not leave the data dir behind.
-  const forgetDataDir = removeOnExit(dataDir);
+  const { clock, store, faults, dataDir, removeDataDir } = await createState(options);
   let origin = '';
   const log: ServerDeps['log'] = (level, message) => options.logger(level, redact(message));
 
@@ -142,8 +137,7 @@ export async function startWithParts(
   } catch (error) {
     server.close();
     clock.cancelAll();
-    await rm(dataDir, { recursive: true, force: true });
-    forgetDataDir();
+    await removeDataDir();
     throw error;
   }
   origin = listening.origin;
@@ -152,21 +146,16 @@ export async function startWithParts(
     `emulator listening on ${origin}${options.network.rttMs > 0 ? ` (modelled RTT ${options.network.rttMs} ms)` : ''}`,
   );
 
-  let closing: Promise<void> | undefined;
-  const close = () => {
-    closing ??= (async () => {
-      await browser.endAll('emulator_closed');
-      await account.idle();
-      await parts.runtime.shutdown();
-      clock.cancelAll();
-      await listening.front?.close();
-      server.closeAllConnections();
-      await new Promise<void>((done) => server.close(() => done()));
-      await rm(dataDir, { recursive: true, force: true });
-      forgetDataDir();
-    })();
-    return closing;
-  };
+  const close = once(async () => {
+    await browser.endAll('emulator_closed');
+    await account.idle();
+    await parts.runtime.shutdown();
+    clock.cancelAll();
+    await listening.front?.close();
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
+    await removeDataDir();
+  });
 
   return {
     url: origin,
@@ -178,6 +167,41 @@ export async function startWithParts(
     admin: createAdminClient(origin),
     close,
     [Symbol.asyncDispose]: close,
+  };
+}
+
+interface State {
+  clock: EmulatorClock;
+  store: Store;
+  faults: FaultRegistry;
+  /** Profile dirs and synthetic recordings; removed on close (or on a crash, at exit). */
+  dataDir: string;
+  removeDataDir(): Promise<void>;
+}
+
+async function createState(options: ResolvedOptions): Promise<State> {
+  const clock = new EmulatorClock();
+  const dataDir = await mkdtemp(join(tmpdir(), 'remote-browser-emulator-data-'));
+  // A crash or an unhandled Ctrl-C before close() must not leave the data dir behind.
+  const forgetDataDir = removeOnExit(dataDir);
+  return {
+    clock,
+    store: new Store(clock, options),
+    faults: new FaultRegistry(),
+    dataDir,
+    async removeDataDir() {
+      await rm(dataDir, { recursive: true, force: true });
+      forgetDataDir();
+    },
+  };
+}
+
+/** The first call runs `run`; every call shares its promise (close() from several places). */
+function once(run: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    running ??= run();
+    return running;
   };
 }
 

@@ -76,166 +76,24 @@ export function createPageActions(
     }
   }
 
-  async function evaluate(send: Send, expression: string): Promise<unknown> {
-    const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
-      expression,
-      returnByValue: true,
-      awaitPromise: true,
-      userGesture: true,
-    });
-    if (exceptionDetails) throw new PageScriptError(exceptionText(exceptionDetails));
-    return result.value;
-  }
-
-  /** The element's remote object id; SelectorNotFoundError when nothing (valid) matches. */
-  async function querySelector(send: Send, selector: string): Promise<string> {
-    const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
-      expression: `document.querySelector(${JSON.stringify(selector)})`,
-      objectGroup: OBJECT_GROUP,
-    });
-    if (exceptionDetails)
-      throw new SelectorNotFoundError(`"${selector}" is not a valid CSS selector`);
-    if (!result.objectId)
-      throw new SelectorNotFoundError(`no element matches selector "${selector}"`);
-    return result.objectId;
-  }
-
   return {
     navigate: (url) =>
-      onPage('navigate', async (send, sessionId) => {
-        // Collect load events from before Page.navigate answers: a fast page can load first.
-        const loaded = new Set<string>();
-        let wake: (() => void) | undefined;
-        let offDetach = () => {};
-        type LifecycleEvent = { name: string; loaderId: string };
-        const off = cdp.on<LifecycleEvent>('Page.lifecycleEvent', (event, eventSession) => {
-          if (eventSession !== sessionId || event.name !== 'load') return;
-          loaded.add(event.loaderId);
-          wake?.();
-        });
-        try {
-          let answer: { loaderId?: string; errorText?: string };
-          try {
-            answer = await send<typeof answer>('Page.navigate', { url });
-          } catch (error) {
-            if (error instanceof CdpProtocolError) {
-              throw new NavigationError(`navigate to ${url} failed: ${error.message}`);
-            }
-            throw error;
-          }
-          if (answer.errorText)
-            throw new NavigationError(`navigate to ${url} failed: ${answer.errorText}`);
-          const loaderId = answer.loaderId;
-          // No loaderId: a same-document navigation (#hash), nothing more will load.
-          if (!loaderId || loaded.has(loaderId)) return;
-          await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(
-              () => reject(new CdpTimeoutError(`no load event within ${timeoutMs} ms`)),
-              timeoutMs,
-            );
-            wake = () => {
-              if (!loaded.has(loaderId)) return;
-              clearTimeout(timer);
-              resolve();
-            };
-            // The page was closed mid-load (a client closed it): no load will ever come.
-            offDetach = cdp.on<{ sessionId: string }>('Target.detachedFromTarget', (event) => {
-              if (event.sessionId !== sessionId) return;
-              clearTimeout(timer);
-              reject(new CdpClosedError('the page was closed while loading'));
-            });
-          });
-        } finally {
-          off();
-          offDetach();
-        }
-      }),
-
+      onPage('navigate', (send, sessionId) => navigate(cdp, send, sessionId, url, timeoutMs)),
     content: () =>
       onPage('content', async (send) => String(await evaluate(send, CONTENT_EXPRESSION))),
-
     screenshot: () =>
       onPage('screenshot', async (send) => {
         const { data } = await send<{ data: string }>('Page.captureScreenshot', { format: 'png' });
         return Buffer.from(data, 'base64');
       }),
-
-    executeCode: (code) =>
-      onPage('executeCode', async (send) => {
-        let value: unknown;
-        try {
-          value = await evaluate(send, code);
-        } catch (error) {
-          // People write function bodies (`return document.title`): run those as one.
-          if (
-            !(error instanceof PageScriptError) ||
-            !/Illegal return statement/.test(error.message)
-          ) {
-            throw error;
-          }
-          value = await evaluate(send, `(async () => {\n${code}\n})()`);
-        }
-        // JSON has no `undefined`: a script without a value answers null.
-        return value === undefined ? null : value;
-      }),
-
+    executeCode: (code) => onPage('executeCode', (send) => executeCode(send, code)),
     pdf: () =>
       onPage('pdf', async (send) => {
         const { data } = await send<{ data: string }>('Page.printToPDF', { printBackground: true });
         return Buffer.from(data, 'base64');
       }),
-
-    click: (selector) =>
-      onPage('click', async (send) => {
-        try {
-          const objectId = await querySelector(send, selector);
-          await send('DOM.scrollIntoViewIfNeeded', { objectId });
-          let quads: number[][];
-          try {
-            ({ quads } = await send<{ quads: number[][] }>('DOM.getContentQuads', { objectId }));
-          } catch (error) {
-            if (!(error instanceof CdpProtocolError)) throw error;
-            quads = [];
-          }
-          const quad = quads[0];
-          if (!quad)
-            throw new SelectorNotFoundError(`selector "${selector}" matches no visible element`);
-          // Centre of the quad's four corners, in viewport CSS pixels (what Input expects).
-          const x = (quad[0]! + quad[2]! + quad[4]! + quad[6]!) / 4;
-          const y = (quad[1]! + quad[3]! + quad[5]! + quad[7]!) / 4;
-          await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
-          const press = { x, y, button: 'left', buttons: 1, clickCount: 1 };
-          await send('Input.dispatchMouseEvent', { type: 'mousePressed', ...press });
-          await send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...press, buttons: 0 });
-        } finally {
-          void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
-        }
-      }),
-
-    type: (selector, text) =>
-      onPage('type', async (send) => {
-        try {
-          const objectId = await querySelector(send, selector);
-          await send('DOM.scrollIntoViewIfNeeded', { objectId }).catch((error) => {
-            if (!(error instanceof CdpProtocolError)) throw error;
-          });
-          const { result } = await send<EvaluateAnswer>('Runtime.callFunctionOn', {
-            objectId,
-            functionDeclaration: FOCUS_FUNCTION,
-            returnByValue: true,
-          });
-          if (result.value !== true) {
-            throw new SelectorNotFoundError(
-              `selector "${selector}" matches an element that cannot take focus`,
-            );
-          }
-          // insertText goes through the editing pipeline: input events fire as for real typing.
-          await send('Input.insertText', { text });
-        } finally {
-          void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
-        }
-      }),
-
+    click: (selector) => onPage('click', (send) => click(send, selector)),
+    type: (selector, text) => onPage('type', (send) => type(send, selector, text)),
     // scrollBy rather than a synthetic mouse wheel: wheel scrolling is smooth and asynchronous,
     // so the page would still be moving when the action answers.
     scroll: (x, y) =>
@@ -246,6 +104,151 @@ export function createPageActions(
         );
       }),
   };
+}
+
+/** Navigates and waits for the new document's load event (or the page's end). */
+async function navigate(
+  cdp: CdpClient,
+  send: Send,
+  sessionId: string,
+  url: string,
+  timeoutMs: number,
+): Promise<void> {
+  // Collect load events from before Page.navigate answers: a fast page can load first.
+  const loaded = new Set<string>();
+  let wake: (() => void) | undefined;
+  let offDetach = () => {};
+  type LifecycleEvent = { name: string; loaderId: string };
+  const off = cdp.on<LifecycleEvent>('Page.lifecycleEvent', (event, eventSession) => {
+    if (eventSession !== sessionId || event.name !== 'load') return;
+    loaded.add(event.loaderId);
+    wake?.();
+  });
+  try {
+    let answer: { loaderId?: string; errorText?: string };
+    try {
+      answer = await send<typeof answer>('Page.navigate', { url });
+    } catch (error) {
+      if (error instanceof CdpProtocolError) {
+        throw new NavigationError(`navigate to ${url} failed: ${error.message}`);
+      }
+      throw error;
+    }
+    if (answer.errorText)
+      throw new NavigationError(`navigate to ${url} failed: ${answer.errorText}`);
+    const loaderId = answer.loaderId;
+    // No loaderId: a same-document navigation (#hash), nothing more will load.
+    if (!loaderId || loaded.has(loaderId)) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new CdpTimeoutError(`no load event within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      wake = () => {
+        if (!loaded.has(loaderId)) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      // The page was closed mid-load (a client closed it): no load will ever come.
+      offDetach = cdp.on<{ sessionId: string }>('Target.detachedFromTarget', (event) => {
+        if (event.sessionId !== sessionId) return;
+        clearTimeout(timer);
+        reject(new CdpClosedError('the page was closed while loading'));
+      });
+    });
+  } finally {
+    off();
+    offDetach();
+  }
+}
+
+async function executeCode(send: Send, code: string): Promise<unknown> {
+  let value: unknown;
+  try {
+    value = await evaluate(send, code);
+  } catch (error) {
+    // People write function bodies (`return document.title`): run those as one.
+    if (!(error instanceof PageScriptError) || !/Illegal return statement/.test(error.message)) {
+      throw error;
+    }
+    value = await evaluate(send, `(async () => {\n${code}\n})()`);
+  }
+  // JSON has no `undefined`: a script without a value answers null.
+  return value === undefined ? null : value;
+}
+
+/** A real mouse click at the centre of the element, scrolled into view first. */
+async function click(send: Send, selector: string): Promise<void> {
+  try {
+    const objectId = await querySelector(send, selector);
+    await send('DOM.scrollIntoViewIfNeeded', { objectId });
+    let quads: number[][];
+    try {
+      ({ quads } = await send<{ quads: number[][] }>('DOM.getContentQuads', { objectId }));
+    } catch (error) {
+      if (!(error instanceof CdpProtocolError)) throw error;
+      quads = [];
+    }
+    const quad = quads[0];
+    if (!quad) throw new SelectorNotFoundError(`selector "${selector}" matches no visible element`);
+    // Centre of the quad's four corners, in viewport CSS pixels (what Input expects).
+    const x = (quad[0]! + quad[2]! + quad[4]! + quad[6]!) / 4;
+    const y = (quad[1]! + quad[3]! + quad[5]! + quad[7]!) / 4;
+    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+    const press = { x, y, button: 'left', buttons: 1, clickCount: 1 };
+    await send('Input.dispatchMouseEvent', { type: 'mousePressed', ...press });
+    await send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...press, buttons: 0 });
+  } finally {
+    void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
+  }
+}
+
+/** Focuses the element (caret at the end) and inserts the text as typing would. */
+async function type(send: Send, selector: string, text: string): Promise<void> {
+  try {
+    const objectId = await querySelector(send, selector);
+    await send('DOM.scrollIntoViewIfNeeded', { objectId }).catch((error) => {
+      if (!(error instanceof CdpProtocolError)) throw error;
+    });
+    const { result } = await send<EvaluateAnswer>('Runtime.callFunctionOn', {
+      objectId,
+      functionDeclaration: FOCUS_FUNCTION,
+      returnByValue: true,
+    });
+    if (result.value !== true) {
+      throw new SelectorNotFoundError(
+        `selector "${selector}" matches an element that cannot take focus`,
+      );
+    }
+    // insertText goes through the editing pipeline: input events fire as for real typing.
+    await send('Input.insertText', { text });
+  } finally {
+    void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
+  }
+}
+
+async function evaluate(send: Send, expression: string): Promise<unknown> {
+  const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
+    expression,
+    returnByValue: true,
+    awaitPromise: true,
+    userGesture: true,
+  });
+  if (exceptionDetails) throw new PageScriptError(exceptionText(exceptionDetails));
+  return result.value;
+}
+
+/** The element's remote object id; SelectorNotFoundError when nothing (valid) matches. */
+async function querySelector(send: Send, selector: string): Promise<string> {
+  const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
+    expression: `document.querySelector(${JSON.stringify(selector)})`,
+    objectGroup: OBJECT_GROUP,
+  });
+  if (exceptionDetails)
+    throw new SelectorNotFoundError(`"${selector}" is not a valid CSS selector`);
+  if (!result.objectId)
+    throw new SelectorNotFoundError(`no element matches selector "${selector}"`);
+  return result.objectId;
 }
 
 function exceptionText(details: NonNullable<EvaluateAnswer['exceptionDetails']>): string {

@@ -27,46 +27,9 @@ export async function launchBrowser(
   spec: LaunchSpec,
   config: LaunchConfig,
 ): Promise<RunningBrowser> {
-  const sessionDir = join(config.workDir, spec.sessionId);
-  const throwawayProfile = spec.userDataDir === undefined;
-  const userDataDir = spec.userDataDir ?? join(sessionDir, 'profile');
-  await mkdir(userDataDir, { recursive: true });
-  const tempDir = await chromiumTempDir(config.workDir);
-  // Outside the work dir (a long TMPDIR) it needs its own removal if the process dies first.
-  const forgetTempDir =
-    tempDir && !tempDir.startsWith(config.workDir) ? removeOnExit(tempDir) : () => {};
-  const removeProfile = async () => {
-    if (tempDir) await rm(tempDir, { recursive: true, force: true });
-    forgetTempDir();
-    if (throwawayProfile) await rm(userDataDir, { recursive: true, force: true });
-  };
-
-  let chromium: ChromiumProcess;
-  try {
-    chromium = await spawnChromium(
-      config.chromiumPath,
-      userDataDir,
-      config.launchTimeoutMs,
-      tempDir,
-    );
-  } catch (error) {
-    await removeProfile();
-    throw error;
-  }
-  let cdp: CdpClient | undefined;
-  let currentPage: CurrentPage;
-  try {
-    cdp = await CdpClient.connect(chromium.browserWsUrl);
-    currentPage = await CurrentPage.track(cdp);
-    await currentPage.get({ create: true });
-  } catch (error) {
-    cdp?.close();
-    await chromium.kill();
-    await removeProfile();
-    throw new Error(`Chromium started but could not be driven: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const profile = await prepareProfile(spec, config);
+  const { chromium, cdp, currentPage } = await startDriven(config, profile);
+  const { sessionDir, throwawayProfile, removeProfile } = profile;
 
   const startedAt = Date.now();
   const recorder =
@@ -95,21 +58,7 @@ export async function launchBrowser(
     spec.onExit?.();
   });
 
-  const encode = async (): Promise<RecordingFile | undefined> => {
-    if (!recorder) {
-      // Leaves the folder alone if anything else (a kept profile) lives in it.
-      await rmdir(sessionDir).catch(() => {});
-      return undefined;
-    }
-    try {
-      return await recorder.finish(endedAt ?? Date.now());
-    } catch (error) {
-      // Ending the session must not fail because the video could not be made.
-      debug(`session ${spec.sessionId}: recording failed: ${(error as Error).message}`);
-      await recorder.discard().catch(() => {});
-      return undefined;
-    }
-  };
+  const encode = () => encodeRecording(spec.sessionId, sessionDir, recorder, endedAt);
 
   let ending: Promise<EndedBrowser> | undefined;
   const end = async (): Promise<EndedBrowser> => {
@@ -156,6 +105,93 @@ export async function launchBrowser(
     stop: () => browser.end().then((ended) => ended.recording),
   };
   return browser;
+}
+
+interface Profile {
+  /** `<workDir>/<sessionId>`: the throwaway profile and the recording's frames live here. */
+  sessionDir: string;
+  userDataDir: string;
+  throwawayProfile: boolean;
+  tempDir: string | undefined;
+  /** Removes Chromium's temp dir, and the profile unless it is a kept one. */
+  removeProfile(): Promise<void>;
+}
+
+async function prepareProfile(spec: LaunchSpec, config: LaunchConfig): Promise<Profile> {
+  const sessionDir = join(config.workDir, spec.sessionId);
+  const throwawayProfile = spec.userDataDir === undefined;
+  const userDataDir = spec.userDataDir ?? join(sessionDir, 'profile');
+  await mkdir(userDataDir, { recursive: true });
+  const tempDir = await chromiumTempDir(config.workDir);
+  // Outside the work dir (a long TMPDIR) it needs its own removal if the process dies first.
+  const forgetTempDir =
+    tempDir && !tempDir.startsWith(config.workDir) ? removeOnExit(tempDir) : () => {};
+  return {
+    sessionDir,
+    userDataDir,
+    throwawayProfile,
+    tempDir,
+    async removeProfile() {
+      if (tempDir) await rm(tempDir, { recursive: true, force: true });
+      forgetTempDir();
+      if (throwawayProfile) await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Chromium up, the runtime's CDP connection on it, and a page to act on; nothing left on failure. */
+async function startDriven(
+  config: LaunchConfig,
+  profile: Profile,
+): Promise<{ chromium: ChromiumProcess; cdp: CdpClient; currentPage: CurrentPage }> {
+  let chromium: ChromiumProcess;
+  try {
+    chromium = await spawnChromium(
+      config.chromiumPath,
+      profile.userDataDir,
+      config.launchTimeoutMs,
+      profile.tempDir,
+    );
+  } catch (error) {
+    await profile.removeProfile();
+    throw error;
+  }
+  let cdp: CdpClient | undefined;
+  try {
+    cdp = await CdpClient.connect(chromium.browserWsUrl);
+    const currentPage = await CurrentPage.track(cdp);
+    await currentPage.get({ create: true });
+    return { chromium, cdp, currentPage };
+  } catch (error) {
+    cdp?.close();
+    await chromium.kill();
+    await profile.removeProfile();
+    throw new Error(`Chromium started but could not be driven: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The recording once Chromium is gone; undefined when none was made or the encode failed. */
+async function encodeRecording(
+  sessionId: string,
+  sessionDir: string,
+  recorder: Recorder | undefined,
+  endedAt: number | undefined,
+): Promise<RecordingFile | undefined> {
+  if (!recorder) {
+    // Leaves the folder alone if anything else (a kept profile) lives in it.
+    await rmdir(sessionDir).catch(() => {});
+    return undefined;
+  }
+  try {
+    return await recorder.finish(endedAt ?? Date.now());
+  } catch (error) {
+    // Ending the session must not fail because the video could not be made.
+    debug(`session ${sessionId}: recording failed: ${(error as Error).message}`);
+    await recorder.discard().catch(() => {});
+    return undefined;
+  }
 }
 
 /** Longest wait for Chromium to shut down cleanly before its process group is killed. */
