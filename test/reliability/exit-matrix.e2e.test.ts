@@ -252,23 +252,26 @@ describe('exit matrix: launchRemote in a process that is ended', () => {
   );
 });
 
+/** The environment of a Playwright Test run on this file's emulator, with its own ledger. */
+const runnerEnv = (ledgerDir: string) => ({
+  REMOTE_BROWSER_URL: emu.url,
+  REMOTE_BROWSER_TOKEN: emu.token,
+  REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
+  REMOTE_BROWSER_ACCOUNT_URL: undefined,
+  REMOTE_BROWSER_API_KEY: undefined,
+  REMOTE_BROWSER_CACHE_DIR: ledgerDir,
+  DEBUG: undefined,
+  PWDEBUG: undefined,
+});
+
+/** A fresh ledger folder for one case. */
+function ledgerFor(): string {
+  const ledgerDir = join(scratch, `case-${nextCase++}`, 'ledger');
+  mkdirSync(ledgerDir, { recursive: true });
+  return ledgerDir;
+}
+
 describe('exit matrix: Playwright Test runs that are cut short', () => {
-  const env = () => ({
-    REMOTE_BROWSER_URL: emu.url,
-    REMOTE_BROWSER_TOKEN: emu.token,
-    REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
-    REMOTE_BROWSER_ACCOUNT_URL: undefined,
-    REMOTE_BROWSER_API_KEY: undefined,
-    DEBUG: undefined,
-    PWDEBUG: undefined,
-  });
-
-  const ledgerFor = () => {
-    const ledgerDir = join(scratch, `case-${nextCase++}`, 'ledger');
-    mkdirSync(ledgerDir, { recursive: true });
-    return ledgerDir;
-  };
-
   it('a worker that calls process.exit() mid-test leaves no session running', async () => {
     const ledgerDir = ledgerFor();
     const dir = writeSuite('reliability-worker-exit', {
@@ -281,7 +284,7 @@ test('exits its worker', async ({ page }) => {
 });
 `,
     });
-    const run = await runSuite(dir, { env: { ...env(), REMOTE_BROWSER_CACHE_DIR: ledgerDir } });
+    const run = await runSuite(dir, { env: runnerEnv(ledgerDir) });
     expect(run.exitCode, run.output).toBe(1);
     expect((await emu.admin.state()).sessions, 'the test did get a session').toBe(1);
     await expectCleanAfter({ ledgerDir, output: () => run.output } as unknown as Child, 0);
@@ -300,7 +303,7 @@ test('runs long', async ({ page }) => {
 `,
     });
     const run = await runSuite(dir, {
-      env: { ...env(), REMOTE_BROWSER_CACHE_DIR: ledgerDir },
+      env: runnerEnv(ledgerDir),
       onSpawn: (child) => {
         void eventually(async () => (await running()) === 1, 90_000, 'the test to hold a session')
           // A terminal's Ctrl-C signals the whole foreground process group.
@@ -355,21 +358,6 @@ describe('exit matrix: a session pool whose warm sessions nobody holds yet', () 
 });
 
 describe('exit matrix: pre-warming in Playwright Test (sessionScope test, prewarm 1)', () => {
-  const env = (ledgerDir: string) => ({
-    REMOTE_BROWSER_URL: emu.url,
-    REMOTE_BROWSER_TOKEN: emu.token,
-    REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
-    REMOTE_BROWSER_ACCOUNT_URL: undefined,
-    REMOTE_BROWSER_API_KEY: undefined,
-    REMOTE_BROWSER_CACHE_DIR: ledgerDir,
-    DEBUG: undefined,
-    PWDEBUG: undefined,
-  });
-  const ledgerFor = () => {
-    const ledgerDir = join(scratch, `case-${nextCase++}`, 'ledger');
-    mkdirSync(ledgerDir, { recursive: true });
-    return ledgerDir;
-  };
   const config = (extra = '') =>
     configFile({ remote: { sessionScope: 'test', prewarm: 1, recording: 'off' } }, extra);
   const clean = (ledgerDir: string, output: string, settleMs = 0) =>
@@ -404,7 +392,7 @@ test('never runs in this worker', async ({ page }) => {
 });
 `,
     });
-    const run = await runSuite(dir, { env: env(ledgerDir) });
+    const run = await runSuite(dir, { env: runnerEnv(ledgerDir) });
     expect(run.exitCode, run.output).toBe(1);
     expect(run.output).not.toMatch(/expect\.poll|Timeout/);
     await clean(ledgerDir, run.output);
@@ -426,7 +414,7 @@ test('would run next', async ({ page }) => {
 `,
     });
     const run = await runSuite(dir, {
-      env: env(ledgerDir),
+      env: runnerEnv(ledgerDir),
       onSpawn: (child) => {
         void eventually(
           async () => (await running()) === 2,
@@ -460,7 +448,7 @@ test('passes after it', async ({ page }) => {
 });
 `,
     });
-    const run = await runSuite(dir, { env: env(ledgerDir) });
+    const run = await runSuite(dir, { env: runnerEnv(ledgerDir) });
     expect(run.tests.get('times out')?.results?.[0]?.status, run.output).toBe('timedOut');
     expect(run.tests.get('passes after it')?.results?.[0]?.status, run.output).toBe('passed');
     await clean(ledgerDir, run.output);
