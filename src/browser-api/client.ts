@@ -1,5 +1,4 @@
 /** `BrowserApi`: one typed client for every endpoint of the browser service (browser-api.md). */
-import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { BROWSER_API_PATH, type BrowserConfigInput, resolveBrowserConfig } from '../http/config.js';
 import type { RetryOptions } from '../http/retry-policy.js';
@@ -25,14 +24,14 @@ export interface BrowserApiOptions extends BrowserConfigInput {
   dispatcher?: Dispatcher | undefined;
 }
 
-const accountKeys = new WeakMap<BrowserApi, string>();
+const accountKeys = new WeakMap<BrowserApi, () => string>();
 
 /**
  * Which account a client acts for (origin and a hash of its token, never the token): the
  * launch's slot queue counts sessions per account, across the clients of one process.
  */
 export function accountKeyOf(api: BrowserApi): string {
-  return accountKeys.get(api) ?? api.origin;
+  return accountKeys.get(api)?.() ?? api.origin;
 }
 
 export class BrowserApi {
@@ -54,8 +53,17 @@ export class BrowserApi {
     checkBrowserOptions(options);
     const config = resolveBrowserConfig(options);
     this.origin = config.baseUrl;
-    const tokenHash = createHash('sha256').update(config.token).digest('hex').slice(0, 16);
-    accountKeys.set(this, `${config.baseUrl} ${tokenHash}`);
+    let key: string | undefined;
+    // node:crypto loads on first use (a launch), not with the entry.
+    accountKeys.set(this, () => {
+      key ??= `${config.baseUrl} ${process
+        .getBuiltinModule('node:crypto')
+        .createHash('sha256')
+        .update(config.token)
+        .digest('hex')
+        .slice(0, 16)}`;
+      return key;
+    });
     this.#transport = new Transport({
       service: 'browser',
       origin: config.baseUrl,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,46 @@ describe('entry isolation (built package)', () => {
 
   it('sees that the Playwright entry loads playwright-core dynamically, on launch', () => {
     expect(readChunks('playwright.js')).toMatch(/import\(\s*["']playwright-core["']\s*\)/);
+  });
+});
+
+// Issue 14 (P6): undici and zod cost more to load than the rest of an entry, so the core and
+// account entries load them on first use (a request, a schema's first parse), not at import.
+// Checked at run time in a fresh Node: both land in the CJS module cache however they load.
+function loadedAtImport(entry: string, after = ''): string[] {
+  const code =
+    `import { createRequire } from 'node:module';\n` +
+    `const mod = await import(${JSON.stringify(entry)});\n${after}\n` +
+    `for (const file of Object.keys(createRequire(import.meta.url).cache)) console.error('CJS ' + file);`;
+  // An ESM import is seen by bench/'s resolve hook (LOADED <lib>), a require by the CJS cache.
+  const run = spawnSync(
+    process.execPath,
+    ['--import', './bench/peer-register.mjs', '--input-type=module', '-e', code],
+    { cwd: resolve('.'), encoding: 'utf8' },
+  );
+  if (run.status !== 0) throw new Error(run.stderr);
+  return ['undici', 'zod'].filter(
+    (lib) => run.stderr.includes(`LOADED ${lib}\n`) || run.stderr.includes(`/node_modules/${lib}/`),
+  );
+}
+
+describe('runtime dependencies load on first use (built package)', () => {
+  beforeAll(() => requireFreshDist());
+
+  for (const entry of ['remote-browser', 'remote-browser/account']) {
+    it(`${entry} loads neither undici nor zod at import`, () => {
+      expect(loadedAtImport(entry)).toEqual([]);
+    });
+  }
+
+  // Control: the check does see zod once a schema is used, and the schema works.
+  it('a schema of remote-browser loads zod on its first parse, and parses', () => {
+    expect(
+      loadedAtImport(
+        'remote-browser',
+        "if (mod.SessionStatusSchema.parse('running') !== 'running') process.exit(3);",
+      ),
+    ).toEqual(['zod']);
   });
 });
 

@@ -1,8 +1,9 @@
 /** List responses: the container is "not shown" by the spec, so common wrappers are unwrapped. */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { zod } from '../../http/lazy-schema.js';
 
 export function listOf<T extends z.ZodType>(item: T) {
-  return z.preprocess((body) => {
+  return zod().preprocess((body) => {
     if (Array.isArray(body)) return body;
     if (body && typeof body === 'object') {
       for (const key of ['results', 'data', 'items', 'webhooks', 'event_types', 'notifications']) {
@@ -11,5 +12,5 @@ export function listOf<T extends z.ZodType>(item: T) {
       }
     }
     return body;
-  }, z.array(item));
+  }, zod().array(item));
 }

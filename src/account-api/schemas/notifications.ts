@@ -1,8 +1,11 @@
 /** Schemas of `/notifications/`. */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 
 /** Fields other than `notification_id` are not documented, so none is required. */
-export const NotificationSchema = z.looseObject({ notification_id: z.string() });
+export const NotificationSchema = lazySchema(() =>
+  zod().looseObject({ notification_id: zod().string() }),
+);
 export type Notification = z.infer<typeof NotificationSchema>;
 
 /** `notification_id` is a UUID (account-api.md): anything else cannot name a notification. */

@@ -1,6 +1,7 @@
 /** `GET /locations/{level}`: the codes sessions and `validate` accept for proxy targeting. */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 import { parseWire } from '../../http/request-validation.js';
 import { Resource } from '../../http/resource.js';
 import type { QueryValue } from '../../http/transport.js';
@@ -16,7 +17,7 @@ import {
 } from '../schemas/locations.js';
 import { LocationsPage } from './locations-page.js';
 
-const ItemsSchema = z.array(LocationItemSchema);
+const ItemsSchema = lazySchema(() => zod().array(LocationItemSchema));
 
 export class Locations extends Resource {
   countries(params: CountryParams = {}, opts: CallOptions = {}): LocationsPage {

@@ -1,7 +1,8 @@
 /** `/profiles`: saved cookies and cache (and optionally a pinned exit IP) for new sessions. */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
 import { isResponseValidationError } from '../../http/errors.js';
+import { zod } from '../../http/lazy-schema.js';
 import { idSegment } from '../../http/path.js';
 import { parseWire, rejectField } from '../../http/request-validation.js';
 import { Resource } from '../../http/resource.js';
@@ -34,7 +35,7 @@ export class Profiles extends Resource {
       what: 'profiles.list',
       method: 'GET',
       path: '/profiles',
-      schema: z.array(ProfileSchema),
+      schema: zod().array(ProfileSchema),
     });
   }
 

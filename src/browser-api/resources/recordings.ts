@@ -1,7 +1,8 @@
 /** `GET /sessions/{id}/recordings`: published once a session ends; URLs live ~10 minutes. */
 import type { Writable } from 'node:stream';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
+import { zod } from '../../http/lazy-schema.js';
 import { idSegment } from '../../http/path.js';
 import { poll } from '../../http/polling.js';
 import { Resource } from '../../http/resource.js';
@@ -42,7 +43,7 @@ export class Recordings extends Resource {
       what,
       method: 'GET',
       path: `/sessions/${idSegment(what, 'sessionId', sessionId)}/recordings`,
-      schema: z.array(RecordingSchema),
+      schema: zod().array(RecordingSchema),
     });
   }
 

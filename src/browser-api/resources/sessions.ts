@@ -1,7 +1,8 @@
 /** `/sessions` and `/sessions-async`: create, inspect, connect to and end browser sessions. */
 
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
+import { zod } from '../../http/lazy-schema.js';
 import { idSegment } from '../../http/path.js';
 import { registerSecret } from '../../http/redact.js';
 import { parseWire, rejectField, shown } from '../../http/request-validation.js';
@@ -111,7 +112,7 @@ export class Sessions extends Resource {
       method: 'GET',
       path: '/sessions',
       query: query as Record<string, string | number | undefined>,
-      schema: z.array(SessionSummarySchema),
+      schema: zod().array(SessionSummarySchema),
     });
   }
 
@@ -149,7 +150,7 @@ export class Sessions extends Resource {
       what,
       method: 'GET',
       path: `/sessions/${idSegment(what, 'id', id)}/pages`,
-      schema: z.array(PageSchema),
+      schema: zod().array(PageSchema),
     });
   }
 

@@ -1,5 +1,6 @@
 /** Schemas of `POST /configurations/validate`. */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 import type { ConnectionType, FilterMode, Protocol, SessionType } from './vocabulary.js';
 
 /**
@@ -7,14 +8,16 @@ import type { ConnectionType, FilterMode, Protocol, SessionType } from './vocabu
  * config and answer with issues and suggestions (e.g. `unsupported_filter_mode`), so a wrong
  * value is passed to the service rather than rejected here.
  */
-export const ConfigurationParamsSchema = z.looseObject({
-  connection_type: z.string().optional(),
-  session_type: z.string().optional(),
-  protocol: z.string().optional(),
-  country: z.string().optional(),
-  region: z.string().optional(),
-  filter_mode: z.string().optional(),
-});
+export const ConfigurationParamsSchema = lazySchema(() =>
+  zod().looseObject({
+    connection_type: zod().string().optional(),
+    session_type: zod().string().optional(),
+    protocol: zod().string().optional(),
+    country: zod().string().optional(),
+    region: zod().string().optional(),
+    filter_mode: zod().string().optional(),
+  }),
+);
 
 /** Known values autocomplete; any string is accepted (see `ConfigurationParamsSchema`). */
 type Loose<T extends string> = T | (string & {});
@@ -30,21 +33,25 @@ export interface ConfigurationParams {
   [field: string]: unknown;
 }
 
-export const ValidationIssueSchema = z.looseObject({
-  code: z.string(),
-  field: z.string(),
-  message: z.string(),
-  /** A string or a list of valid values; its shape is not pinned down by the spec. */
-  suggestion: z.unknown(),
-});
+export const ValidationIssueSchema = lazySchema(() =>
+  zod().looseObject({
+    code: zod().string(),
+    field: zod().string(),
+    message: zod().string(),
+    /** A string or a list of valid values; its shape is not pinned down by the spec. */
+    suggestion: zod().unknown(),
+  }),
+);
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
 
-export const ValidationResultSchema = z.looseObject({
-  valid: z.boolean(),
-  normalized: z.looseObject({}).nullish(),
-  /** `null` when clean (not an empty array). */
-  issues: z.array(ValidationIssueSchema).nullable(),
-  /** The proxy username a session would use, e.g. `user-country-us-sid-…-source-browser`. */
-  proxy_username_preview: z.string().nullish(),
-});
+export const ValidationResultSchema = lazySchema(() =>
+  zod().looseObject({
+    valid: zod().boolean(),
+    normalized: zod().looseObject({}).nullish(),
+    /** `null` when clean (not an empty array). */
+    issues: zod().array(ValidationIssueSchema).nullable(),
+    /** The proxy username a session would use, e.g. `user-country-us-sid-…-source-browser`. */
+    proxy_username_preview: zod().string().nullish(),
+  }),
+);
 export type ValidationResult = z.infer<typeof ValidationResultSchema>;

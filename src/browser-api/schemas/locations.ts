@@ -1,31 +1,35 @@
 /** Schemas of `GET /locations/{level}`. */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 import { type LocationConnectionType, LocationConnectionTypeSchema } from './vocabulary.js';
 
 export const LOCATION_LEVELS = ['countries', 'regions', 'cities', 'isps', 'zip-codes'] as const;
 export type LocationLevel = (typeof LOCATION_LEVELS)[number];
 
-const common = {
+const common = lazySchema(() => ({
   connection_type: LocationConnectionTypeSchema.optional(),
-  ipv4_only: z.boolean().optional(),
-  limit: z.number().int().positive().optional(),
-  offset: z.number().int().nonnegative().optional(),
-};
-const country = z.string().min(1);
+  ipv4_only: zod().boolean().optional(),
+  limit: zod().number().int().positive().optional(),
+  offset: zod().number().int().nonnegative().optional(),
+}));
+const country = lazySchema(() => zod().string().min(1));
 
 /** One query schema per level: the parents each level requires are required here. */
-export const LocationParamsSchemas = {
-  countries: z.looseObject({ ...common, search: z.string().optional() }),
-  regions: z.looseObject({ ...common, country }),
-  cities: z.looseObject({ ...common, country, region: z.string().min(1) }),
-  isps: z.looseObject({ ...common, country }),
-  'zip-codes': z.looseObject({
-    ...common,
-    country,
-    region: z.string().optional(),
-    city: z.string().optional(),
-  }),
-} as const satisfies Record<LocationLevel, z.ZodType>;
+export const LocationParamsSchemas = lazySchema(
+  () =>
+    ({
+      countries: zod().looseObject({ ...common, search: zod().string().optional() }),
+      regions: zod().looseObject({ ...common, country }),
+      cities: zod().looseObject({ ...common, country, region: zod().string().min(1) }),
+      isps: zod().looseObject({ ...common, country }),
+      'zip-codes': zod().looseObject({
+        ...common,
+        country,
+        region: zod().string().optional(),
+        city: zod().string().optional(),
+      }),
+    }) as const satisfies Record<LocationLevel, z.ZodType>,
+);
 
 interface LocationQuery {
   /** Default (server): `residential`. */
@@ -62,11 +66,13 @@ export interface ZipCodeParams extends LocationQuery {
 }
 
 /** `availability` is any string: the spec shows only the value `high`. */
-export const LocationItemSchema = z.looseObject({
-  code: z.string(),
-  name: z.string(),
-  availability: z.string().optional(),
-  country_code: z.string().nullish(),
-  region_code: z.string().nullish(),
-});
+export const LocationItemSchema = lazySchema(() =>
+  zod().looseObject({
+    code: zod().string(),
+    name: zod().string(),
+    availability: zod().string().optional(),
+    country_code: zod().string().nullish(),
+    region_code: zod().string().nullish(),
+  }),
+);
 export type LocationItem = z.infer<typeof LocationItemSchema>;

@@ -1,22 +1,27 @@
 /** Schemas of `/profiles`. */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 import { TimestampSchema } from './vocabulary.js';
 
 /** The longest profile name the service takes (longer is a 400). */
 export const PROFILE_NAME_MAX_LENGTH = 100;
-const name = z.string().min(1).max(PROFILE_NAME_MAX_LENGTH);
+const name = lazySchema(() => zod().string().min(1).max(PROFILE_NAME_MAX_LENGTH));
 
-export const ProfileCreateParamsSchema = z.looseObject({
-  name,
-  description: z.string().optional(),
-  store_cache: z.boolean().optional(),
-  pin_ip: z.boolean().optional(),
-});
+export const ProfileCreateParamsSchema = lazySchema(() =>
+  zod().looseObject({
+    name,
+    description: zod().string().optional(),
+    store_cache: zod().boolean().optional(),
+    pin_ip: zod().boolean().optional(),
+  }),
+);
 
-export const ProfileUpdateParamsSchema = z.looseObject({
-  name: name.optional(),
-  description: z.string().optional(),
-});
+export const ProfileUpdateParamsSchema = lazySchema(() =>
+  zod().looseObject({
+    name: name.optional(),
+    description: zod().string().optional(),
+  }),
+);
 
 export interface ProfileCreateParams {
   /** Unique within the account; 1 to 100 characters. */
@@ -39,18 +44,20 @@ export interface ProfileUpdateParams {
  * A saved profile. Only `id` and `name` are required: `store_cache` is called a create-time
  * option, and the `pinned_*` keys appear once a session has used the profile.
  */
-export const ProfileSchema = z.looseObject({
-  id: z.string().min(1),
-  name: z.string(),
-  description: z.string().nullish(),
-  created_at: TimestampSchema.optional(),
-  pin_ip: z.boolean().optional(),
-  store_cache: z.boolean().optional(),
-  pinned_country: z.string().nullish(),
-  pinned_region: z.string().nullish(),
-  pinned_city: z.string().nullish(),
-  pinned_isp: z.string().nullish(),
-  pinned_zip: z.string().nullish(),
-  pinned_connection_type: z.string().nullish(),
-});
+export const ProfileSchema = lazySchema(() =>
+  zod().looseObject({
+    id: zod().string().min(1),
+    name: zod().string(),
+    description: zod().string().nullish(),
+    created_at: TimestampSchema.optional(),
+    pin_ip: zod().boolean().optional(),
+    store_cache: zod().boolean().optional(),
+    pinned_country: zod().string().nullish(),
+    pinned_region: zod().string().nullish(),
+    pinned_city: zod().string().nullish(),
+    pinned_isp: zod().string().nullish(),
+    pinned_zip: zod().string().nullish(),
+    pinned_connection_type: zod().string().nullish(),
+  }),
+);
 export type Profile = z.infer<typeof ProfileSchema>;

@@ -1,24 +1,37 @@
 /** Schemas of the page actions (`/tools/*` and `/sessions/{id}/click|type|scroll`). */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 import { IdSchema } from './vocabulary.js';
 
 const session_id = IdSchema;
 
 /** An absolute URL (`https://…`, `data:…`, `about:blank`): a relative one has no page to resolve against. */
-const absoluteUrl = z
-  .string()
-  .refine((url) => URL.canParse(url), 'must be an absolute URL such as https://example.com');
+const absoluteUrl = lazySchema(() =>
+  zod()
+    .string()
+    .refine((url) => URL.canParse(url), 'must be an absolute URL such as https://example.com'),
+);
 
-export const NavigateParamsSchema = z.looseObject({ session_id, url: absoluteUrl });
-export const SessionParamsSchema = z.looseObject({ session_id });
-export const ExecuteCodeParamsSchema = z.looseObject({ session_id, code: z.string().min(1) });
-export const ClickParamsSchema = z.looseObject({ session_id, selector: z.string().min(1) });
-export const TypeParamsSchema = z.looseObject({
-  session_id,
-  selector: z.string().min(1),
-  text: z.string(),
-});
-export const ScrollParamsSchema = z.looseObject({ session_id, x: z.number(), y: z.number() });
+export const NavigateParamsSchema = lazySchema(() =>
+  zod().looseObject({ session_id, url: absoluteUrl }),
+);
+export const SessionParamsSchema = lazySchema(() => zod().looseObject({ session_id }));
+export const ExecuteCodeParamsSchema = lazySchema(() =>
+  zod().looseObject({ session_id, code: zod().string().min(1) }),
+);
+export const ClickParamsSchema = lazySchema(() =>
+  zod().looseObject({ session_id, selector: zod().string().min(1) }),
+);
+export const TypeParamsSchema = lazySchema(() =>
+  zod().looseObject({
+    session_id,
+    selector: zod().string().min(1),
+    text: zod().string(),
+  }),
+);
+export const ScrollParamsSchema = lazySchema(() =>
+  zod().looseObject({ session_id, x: zod().number(), y: zod().number() }),
+);
 
 export interface SessionParams {
   session_id: string;
@@ -42,13 +55,19 @@ export interface ScrollParams extends SessionParams {
   y: number;
 }
 
-export const ActionOkSchema = z.looseObject({ status: z.literal('ok') });
+export const ActionOkSchema = lazySchema(() => zod().looseObject({ status: zod().literal('ok') }));
 export type ActionOk = z.infer<typeof ActionOkSchema>;
-export const ContentResultSchema = z.looseObject({ content: z.string() });
-export const ScreenshotResultSchema = z.looseObject({
-  screenshot: z.base64(),
-  format: z.literal('png'),
-});
-export const PdfResultSchema = z.looseObject({ pdf: z.base64(), format: z.literal('pdf') });
+export const ContentResultSchema = lazySchema(() => zod().looseObject({ content: zod().string() }));
+export const ScreenshotResultSchema = lazySchema(() =>
+  zod().looseObject({
+    screenshot: zod().base64(),
+    format: zod().literal('png'),
+  }),
+);
+export const PdfResultSchema = lazySchema(() =>
+  zod().looseObject({ pdf: zod().base64(), format: zod().literal('pdf') }),
+);
 /** Any JSON value; a script that returns undefined may come back without the key. */
-export const ExecuteCodeResultSchema = z.looseObject({ result: z.unknown() });
+export const ExecuteCodeResultSchema = lazySchema(() =>
+  zod().looseObject({ result: zod().unknown() }),
+);

@@ -3,42 +3,51 @@
  * zod enums. Requests are checked against these; responses mostly are not, so a value the
  * service adds later does not break every caller (see the response schemas).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 
-export const ProtocolSchema = z.enum(['http', 'socks5']);
+export const ProtocolSchema = lazySchema(() => zod().enum(['http', 'socks5']));
 export type Protocol = z.infer<typeof ProtocolSchema>;
 
-export const ConnectionTypeSchema = z.enum(['residential', 'mobile']);
+export const ConnectionTypeSchema = lazySchema(() => zod().enum(['residential', 'mobile']));
 export type ConnectionType = z.infer<typeof ConnectionTypeSchema>;
 
 /** The location endpoints also know ISP exits. */
-export const LocationConnectionTypeSchema = z.enum(['residential', 'mobile', 'isp']);
+export const LocationConnectionTypeSchema = lazySchema(() =>
+  zod().enum(['residential', 'mobile', 'isp']),
+);
 export type LocationConnectionType = z.infer<typeof LocationConnectionTypeSchema>;
 
-export const SessionTypeSchema = z.enum(['sticky', 'rotating', 'no_rotating']);
+export const SessionTypeSchema = lazySchema(() =>
+  zod().enum(['sticky', 'rotating', 'no_rotating']),
+);
 export type SessionType = z.infer<typeof SessionTypeSchema>;
 
 /** In the service's documented order; `quality` is the default. */
-export const FilterModeSchema = z.enum(['quality', 'quality_speed', 'speed', 'none']);
+export const FilterModeSchema = lazySchema(() =>
+  zod().enum(['quality', 'quality_speed', 'speed', 'none']),
+);
 export type FilterMode = z.infer<typeof FilterModeSchema>;
 
-export const SessionStatusSchema = z.enum(['running', 'ended']);
+export const SessionStatusSchema = lazySchema(() => zod().enum(['running', 'ended']));
 export type SessionStatus = z.infer<typeof SessionStatusSchema>;
 
 /** The `status` filter of `GET /sessions`; `all` is the service's default. */
-export const SessionStatusFilterSchema = z.enum(['running', 'ended', 'all']);
+export const SessionStatusFilterSchema = lazySchema(() => zod().enum(['running', 'ended', 'all']));
 export type SessionStatusFilter = z.infer<typeof SessionStatusFilterSchema>;
 
 /** A path identifier: interpolated into URLs, so an empty one would hit a different route. */
-export const IdSchema = z.string().min(1);
+export const IdSchema = lazySchema(() => zod().string().min(1));
 
 /** ISO 8601 timestamps; checked for parseability only, so precision and offset may vary. */
-export const TimestampSchema = z
-  .string()
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 timestamp');
+export const TimestampSchema = lazySchema(() =>
+  zod()
+    .string()
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 timestamp'),
+);
 
 /** A count of minutes where 0 means "the account limit". */
-export const MinutesSchema = z.number().int().nonnegative();
+export const MinutesSchema = lazySchema(() => zod().number().int().nonnegative());
 
 /**
  * Filter modes compatible with each value of the deprecated `quality_filter_enabled`. The spec
