@@ -85,7 +85,10 @@ describe('sessions', () => {
 
     const questions: string[] = [];
     const declined = await cli(['sessions', 'end', '--all'], {
-      confirm: async (q) => (questions.push(q), false),
+      confirm: async (q) => {
+        questions.push(q);
+        return false;
+      },
     });
     expect(declined.code).toBe(1);
     expect(questions[0]).toMatch(/End 1 running session/);

@@ -1,5 +1,3 @@
-/** `GET /locations/{level}`: the codes sessions and `validate` accept for proxy targeting. */
-import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
 import { lazySchema, zod } from '../../http/lazy-schema.js';
 import { parseWire } from '../../http/request-validation.js';

@@ -1,5 +1,3 @@
-/** `/profiles`: saved cookies and cache (and optionally a pinned exit IP) for new sessions. */
-import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
 import { isResponseValidationError } from '../../http/errors.js';
 import { zod } from '../../http/lazy-schema.js';

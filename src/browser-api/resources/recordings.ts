@@ -1,6 +1,5 @@
 /** `GET /sessions/{id}/recordings`: published once a session ends; URLs live ~10 minutes. */
 import type { Writable } from 'node:stream';
-import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
 import { zod } from '../../http/lazy-schema.js';
 import { idSegment } from '../../http/path.js';

@@ -1,6 +1,5 @@
 /** `/sessions` and `/sessions-async`: create, inspect, connect to and end browser sessions. */
 
-import type { z } from 'zod';
 import type { CallOptions } from '../../http/call-options.js';
 import { zod } from '../../http/lazy-schema.js';
 import { idSegment } from '../../http/path.js';
