@@ -172,6 +172,7 @@ const fixtureRemote = z
     waitForSlot: z.boolean().optional(),
     recordingTimeout: timeout,
     prewarm: z.union([z.literal(false), z.number().int().nonnegative()]).optional(),
+    nonChromium: z.enum(['error', 'local']).optional(),
   })
   .superRefine(sessionRules);
 const useBlock = z.looseObject({ remote: fixtureRemote.optional() }).optional();
