@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { type ConsumerProject, createConsumerProject } from './consumer-project.js';
 
@@ -47,6 +48,14 @@ function snippetsOf(doc: string): Snippet[] {
 const snippets = DOCS.flatMap(snippetsOf);
 const runnable = snippets.filter((s) => s.runnable);
 
+// The README's Playwright Test setup: the snippets that open with the file they are, as a user
+// saves them (`// playwright.config.ts`, `// tests/<name>.spec.ts`).
+const SUITE_FILE = /^\/\/ (playwright\.config\.ts|tests\/[\w-]+\.spec\.ts)\s*$/m;
+const readmeSuite = snippetsOf('README.md').flatMap((s) => {
+  const first = SUITE_FILE.exec(s.code.split('\n', 1)[0] ?? '');
+  return first?.[1] ? [{ name: first[1], snippet: s }] : [];
+});
+
 let project: ConsumerProject;
 let emu: EmulatorHandle;
 let cacheDir: string;
@@ -85,6 +94,41 @@ describe('documentation snippets', () => {
     expect(located).toEqual([]);
   }, 300_000);
 
+  it("README's Playwright Test setup runs as a suite (npx playwright test) on remote sessions, none left running", async () => {
+    const names = readmeSuite.map((f) => f.name);
+    expect(names).toContain('playwright.config.ts');
+    expect(names.filter((n) => n.startsWith('tests/'))).not.toEqual([]);
+    const suite = join(project.dir, 'readme-suite');
+    for (const { name, snippet } of readmeSuite)
+      project.write(`readme-suite/${name}`, snippet.code);
+    const report = join(suite, 'report.json');
+    const api = new BrowserApi({ baseUrl: emu.url, token: emu.token });
+    const before = new Set((await api.sessions.list()).map((s) => s.id));
+    // What `npx playwright test` runs, from the user's project folder.
+    const result = await run(
+      join(project.dir, 'node_modules/@playwright/test/cli.js'),
+      {
+        REMOTE_BROWSER_URL: emu.url,
+        REMOTE_BROWSER_TOKEN: emu.token,
+        REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
+        REMOTE_BROWSER_CACHE_DIR: cacheDir,
+        PLAYWRIGHT_JSON_OUTPUT_FILE: report,
+      },
+      { args: ['test', '--reporter=list,json'], cwd: suite },
+    );
+    expect(result, result.output).toMatchObject({ code: 0, signal: null });
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      stats: { expected: number; unexpected: number; flaky: number; skipped: number };
+    };
+    expect(json.stats).toMatchObject({ unexpected: 0, flaky: 0, skipped: 0 });
+    expect(json.stats.expected).toBeGreaterThan(0);
+    // The tests ran on sessions of this emulator, and every one of them was ended.
+    const created = (await api.sessions.list()).filter((s) => !before.has(s.id));
+    expect(created.length).toBeGreaterThan(0);
+    expect((await emu.admin.state()).runningSessions).toBe(0);
+    await api.close();
+  }, 300_000);
+
   for (const snippet of runnable) {
     it(`${snippet.where} runs against the emulator and leaves no session running`, async () => {
       const js = ts.transpileModule(snippet.code, {
@@ -116,10 +160,11 @@ describe('documentation snippets', () => {
 function run(
   file: string,
   env: Record<string, string>,
+  options: { args?: string[]; cwd?: string } = {},
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [file], {
-      cwd: project.dir,
+    const child = spawn(process.execPath, [file, ...(options.args ?? [])], {
+      cwd: options.cwd ?? project.dir,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
