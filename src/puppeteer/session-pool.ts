@@ -1,10 +1,13 @@
-import type { Browser } from 'puppeteer-core';
 import {
   createPool,
   type RemoteSessionPool,
   type SessionPoolOptions,
 } from '../launch/session-pool.js';
-import { launchRemote, type PuppeteerRemoteOptions } from './launch-remote.js';
+import {
+  launchRemote,
+  type PuppeteerRemoteOptions,
+  type RemoteBrowser,
+} from './launch-remote.js';
 
 export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, SessionPoolOptions {}
 
@@ -16,8 +19,8 @@ export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, Ses
  */
 export function createSessionPool(
   options: PuppeteerSessionPoolOptions = {},
-): RemoteSessionPool<Browser> {
-  return createPool<Browser, PuppeteerRemoteOptions>(options, launchRemote, {
+): RemoteSessionPool<RemoteBrowser> {
+  return createPool<RemoteBrowser, PuppeteerRemoteOptions>(options, launchRemote, {
     close: (browser) => browser.close(),
     isAlive: (browser) => browser.connected,
   });

@@ -5,7 +5,7 @@ import { requireFreshDist } from '../helpers/fresh-dist.js';
 // Issue 16: `await using browser = await launchRemote()` is the cleanup a user reaches for, in a
 // fresh nodenext project against the built package, for both entries and the Puppeteer drop-in.
 const SCRIPT = `import { connectRemote as connectPlaywright, launchRemote as launchPlaywright } from 'remote-browser/playwright';
-import { connectRemote, launchRemote, puppeteer } from 'remote-browser/puppeteer';
+import { connectRemote, createSessionPool, launchRemote, puppeteer } from 'remote-browser/puppeteer';
 
 export async function playwrightRun(): Promise<string> {
   await using browser = await launchPlaywright();
@@ -19,6 +19,12 @@ export async function puppeteerRun(): Promise<string> {
   await using dropIn = await puppeteer.launch();
   const page = (await browser.pages())[0];
   return (await browser.version()) + (await again.version()) + (await dropIn.version()) + page?.url();
+}
+
+export async function puppeteerPoolRun(): Promise<string> {
+  await using pool = createSessionPool({ size: 1 });
+  await using pooled = await pool.launch();
+  return pooled.version();
 }
 `;
 
@@ -39,7 +45,7 @@ describe('await using on a launched browser', () => {
     for (const project of projects) project.remove();
   });
 
-  it('type-checks for launchRemote/connectRemote of both entries and puppeteer.launch', () => {
+  it('type-checks for launchRemote/connectRemote of both entries, puppeteer.launch and a Puppeteer pool', () => {
     const project = createConsumerProject();
     projects.push(project);
     expect(project.typecheck([project.write('run.ts', SCRIPT)])).toEqual([]);
