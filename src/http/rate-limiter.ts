@@ -29,6 +29,20 @@ export interface RateLimiterOptions {
   sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
 }
 
+/** A poller's membership of a limiter's fair share (see `RateLimiter.joinPolling`). */
+export interface PollingShare {
+  /** The pause before this poller's next call: `baseMs`, or longer when its share is smaller. */
+  intervalMs(baseMs: number): number;
+  /** The poller is done; the others' shares grow. Idempotent. */
+  leave(): void;
+}
+
+/**
+ * Pollers use at most this part of the limit together, so one-off calls (a balance read, a
+ * submit's follow-up) still find a slot while many waits run.
+ */
+const POLLING_SHARE = 0.9;
+
 /** One granted slot of `hold()`: busy until released, then counted for one window. */
 export interface RateLimitSlot {
   /** The response is in (or the request failed): the slot's window starts now. Idempotent. */
@@ -62,6 +76,8 @@ export class RateLimiter {
   #pumping = false;
   /** Wakes the pump when a slot is released or a waiter leaves. */
   #wake: (() => void) | undefined;
+  /** Pollers registered with `joinPolling()` and not yet left. */
+  #pollers = 0;
 
   constructor(options: RateLimiterOptions) {
     const issues: { path: string; message: string }[] = [];
@@ -103,6 +119,27 @@ export class RateLimiter {
   backOff(ms: number): void {
     if (!(ms > 0)) return;
     this.#blockedUntil = Math.max(this.#blockedUntil, this.#now() + ms);
+  }
+
+  /**
+   * Registers a poller (e.g. `queries.wait`). While it is registered, its pause between calls is
+   * at least its fair share of the window: `pollers × windowMs / (limit × 0.9)`. Without it, ten
+   * waits polling every 3 s on 100 per minute spend the whole window in its first 30 s and then
+   * all stall until it ends, so a batch that settled at 32 s was seen at 60 s; with it they
+   * spread their calls over the window and each sees its batch within one shared interval.
+   */
+  joinPolling(): PollingShare {
+    this.#pollers++;
+    let joined = true;
+    return {
+      intervalMs: (baseMs) =>
+        Math.max(baseMs, (this.#pollers * this.windowMs) / (this.limit * POLLING_SHARE)),
+      leave: () => {
+        if (!joined) return;
+        joined = false;
+        this.#pollers--;
+      },
+    };
   }
 
   /** How many requests could start right now without waiting. */

@@ -139,6 +139,37 @@ describe('AccountApi queries', () => {
     await limited.close();
   });
 
+  it('waits poll at their fair share of the shared read limit, and give it back when they end', async () => {
+    const limited = new AccountApi({
+      apiKey: 'ak_test_key_123',
+      baseUrl: server.origin,
+      rateLimits: { read: 90, windowMs: 1000 },
+    });
+    let settled = false;
+    server.respond((req, res) =>
+      json(200, { request_id: 'b', results: [settled ? row() : pendingRow()] })(req, res),
+    );
+    // A probe poller on the same limiter reads how many pollers share it: n × 1000 / 81 ms.
+    const probe = limited.limiters.read!.joinPolling();
+    const perPoller = 1000 / 81;
+    const controller = new AbortController();
+    const waits = [
+      limited.queries.wait('b1', { intervalMs: 1 }),
+      limited.queries.wait('b2', { intervalMs: 1 }),
+      limited.queries.wait('b3', { intervalMs: 1, signal: controller.signal }).catch((e) => e),
+    ];
+    await eventually(() => server.requests.length >= 3, 10_000, 'first polls');
+    expect(probe.intervalMs(0)).toBeCloseTo(4 * perPoller, 6);
+    controller.abort();
+    expect(await waits[2]).toBeInstanceOf(Error);
+    expect(probe.intervalMs(0)).toBeCloseTo(3 * perPoller, 6);
+    settled = true;
+    await Promise.all(waits.slice(0, 2));
+    expect(probe.intervalMs(0)).toBeCloseTo(perPoller, 6);
+    probe.leave();
+    await limited.close();
+  });
+
   it('runs submit then wait', async () => {
     server.respond(
       json(200, {

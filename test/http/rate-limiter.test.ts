@@ -73,6 +73,21 @@ describe('RateLimiter', () => {
     expect(limiter.available()).toBe(3);
   });
 
+  it('gives each of n pollers n × window / (0.9 × limit) between calls, never less than asked, and more again as they leave', () => {
+    const limiter = new RateLimiter({ limit: 100, windowMs: 60_000 });
+    const shares = Array.from({ length: 10 }, () => limiter.joinPolling());
+    // Ten waits polling every 3 s would need 200 calls a minute of a limit of 100.
+    expect(shares[0]?.intervalMs(3000)).toBeCloseTo((10 * 60_000) / 90, 6);
+    expect(shares[0]?.intervalMs(10_000)).toBe(10_000);
+    for (const share of shares.slice(1)) {
+      share.leave();
+      share.leave();
+    }
+    // One poller left: its own interval wins over its share (60000 / 90 ≈ 667 ms).
+    expect(shares[0]?.intervalMs(3000)).toBe(3000);
+    expect(shares[0]?.intervalMs(100)).toBeCloseTo(60_000 / 90, 6);
+  });
+
   it('rejects a non-positive limit and a window that is not a positive number, naming them', () => {
     expect(() => new RateLimiter({ limit: 0 })).toThrow(/limit: must be a positive integer/);
     expect(() => new RateLimiter({ limit: 2, windowMs: 'x' as never })).toThrow(

@@ -86,14 +86,21 @@ export class Queries extends Resource {
   async wait(requestId: string, options: WaitOptions = {}): Promise<Batch> {
     idSegment('queries.wait', 'requestId', requestId);
     checkWaitOptions('queries.wait', options);
-    return poll((call) => this.results(requestId, { signal: call.signal }), {
-      what: `queries.wait(${requestId})`,
-      intervalMs: options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-      timeout: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS,
-      signal: options.signal,
-      isDone: (batch) => !isPending(batch),
-      onProgress: options.onProgress,
-    });
+    const baseMs = options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    // Waits sharing the read limiter poll at their fair share of it, not in bursts then stalls.
+    const share = this.#config.readLimiter?.joinPolling();
+    try {
+      return await poll((call) => this.results(requestId, { signal: call.signal }), {
+        what: `queries.wait(${requestId})`,
+        intervalMs: () => share?.intervalMs(baseMs) ?? baseMs,
+        timeout: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS,
+        signal: options.signal,
+        isDone: (batch) => !isPending(batch),
+        onProgress: options.onProgress,
+      });
+    } finally {
+      share?.leave();
+    }
   }
 
   /** `submit` then `wait`. */
