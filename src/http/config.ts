@@ -92,9 +92,19 @@ function missing(service: string, items: (string | false)[]): void {
   );
 }
 
+export interface BrowserConfigNeeds {
+  /**
+   * The caller creates sessions, which the service refuses without a proxy password: a missing
+   * one is named with the others, before any request (not after a preflight on the wire).
+   * Default: false (listing, reading and ending sessions need no proxy password).
+   */
+  proxyPassword?: boolean;
+}
+
 export function resolveBrowserConfig(
   input: BrowserConfigInput = {},
   env: Env = process.env,
+  needs: BrowserConfigNeeds = {},
 ): BrowserConfig {
   const token = nonEmpty(input.token) ?? nonEmpty(env.REMOTE_BROWSER_TOKEN);
   const baseUrl = nonEmpty(input.baseUrl) ?? nonEmpty(env.REMOTE_BROWSER_URL);
@@ -107,6 +117,9 @@ export function resolveBrowserConfig(
       'REMOTE_BROWSER_URL (or `baseUrl`): the service origin; for a local emulator run `remote-browser emulator` and export the lines it prints',
     !token &&
       "REMOTE_BROWSER_TOKEN (or `token`): shown on the account dashboard's browser page, valid for 7 days",
+    needs.proxyPassword === true &&
+      !proxyPassword &&
+      "REMOTE_BROWSER_PROXY_PASSWORD (or `proxyPassword`): the account dashboard's proxy settings; every session needs it",
   ]);
   if (!baseUrl || !token) throw new Error('unreachable');
   return {

@@ -5,6 +5,7 @@
  */
 import { BrowserApi, type SessionConnection, type SessionCreated } from '../browser-api/index.js';
 import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
+import { type BrowserConfigNeeds, resolveBrowserConfig } from '../http/config.js';
 import { redact } from '../http/redact.js';
 import { sharedDispatcher } from '../http/shared-dispatcher.js';
 import { settledCleanups } from './abandoned-create.js';
@@ -56,7 +57,7 @@ export async function openSession(
   if (options.profile !== undefined && options.profileId !== undefined) {
     throw new LaunchError(`${what}: pass either \`profile\` (a name) or \`profileId\`, not both`);
   }
-  const { api, ownsApi } = await clientFor(options);
+  const { api, ownsApi } = await clientFor(options, { proxyPassword: true });
   const scope = launchScope(options);
   const call = { signal: scope.signal, timeout: remaining(scope) };
 
@@ -262,9 +263,12 @@ function cleanCause(error: unknown): Error {
  */
 async function clientFor(
   options: LaunchRemoteOptions,
+  needs: BrowserConfigNeeds = {},
 ): Promise<{ api: BrowserApi; ownsApi: boolean }> {
   if (options.api) return { api: options.api, ownsApi: false };
   const { token, baseUrl, proxyPassword } = options;
+  // Everything a launch needs is named in one error, before any request.
+  resolveBrowserConfig({ token, baseUrl, proxyPassword }, process.env, needs);
   const dispatcher = await sharedDispatcher();
   return { api: new BrowserApi({ token, baseUrl, proxyPassword, dispatcher }), ownsApi: true };
 }

@@ -51,6 +51,27 @@ describe('configuration errors', () => {
     expect(String(accountError)).toMatch(/REMOTE_BROWSER_API_KEY .*Profile section/);
   });
 
+  it('names the proxy password with the others when the caller creates sessions', () => {
+    const all = String(thrown(() => resolveBrowserConfig({}, {}, { proxyPassword: true })));
+    expect(all).toMatch(/configuration \(3\)/);
+    expect(all).toMatch(
+      /REMOTE_BROWSER_URL .*\n.*REMOTE_BROWSER_TOKEN .*\n.*REMOTE_BROWSER_PROXY_PASSWORD .*proxy settings/,
+    );
+    const onlyIt = thrown(() =>
+      resolveBrowserConfig(
+        { baseUrl: 'http://127.0.0.1:1', token: TOKEN },
+        {},
+        { proxyPassword: true },
+      ),
+    );
+    expect(isConfigurationError(onlyIt)).toBe(true);
+    expect(String(onlyIt)).toMatch(/configuration \(1\):\s+- REMOTE_BROWSER_PROXY_PASSWORD/);
+    // Reading and ending sessions needs no proxy password.
+    expect(
+      resolveBrowserConfig({ baseUrl: 'http://127.0.0.1:1', token: TOKEN }, {}).proxyPassword,
+    ).toBeUndefined();
+  });
+
   it('says the scheme is missing from localhost:8787', () => {
     const error = thrown(() =>
       resolveBrowserConfig(
