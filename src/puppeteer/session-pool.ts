@@ -3,11 +3,7 @@ import {
   type RemoteSessionPool,
   type SessionPoolOptions,
 } from '../launch/session-pool.js';
-import {
-  launchRemote,
-  type PuppeteerRemoteOptions,
-  type RemoteBrowser,
-} from './launch-remote.js';
+import { launchRemote, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
 
 export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, SessionPoolOptions {}
 
