@@ -1,0 +1,144 @@
+/**
+ * What the rest of the process learns from leases and creates: the open/close and
+ * started/settled events the out-of-process guard mirrors, a slot handed back when its lease
+ * ends, and the ledger's and debug channel's record of how a session ended.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setDebugSink } from '../../src/http/debug.js';
+import { beginCreate, onCreateChange } from '../../src/launch/creates-in-flight.js';
+import { ledgerPath } from '../../src/launch/ledger.js';
+import {
+  onLeaseChange,
+  releaseAll,
+  releaseWhenSettled,
+  SessionLease,
+} from '../../src/launch/session-lease.js';
+import { type FakeService, startFakeService } from './fake-service.js';
+
+let service: FakeService;
+let cacheDir: string;
+const previousCache = process.env.REMOTE_BROWSER_CACHE_DIR;
+
+beforeAll(() => {
+  cacheDir = mkdtempSync(join(tmpdir(), 'rb-observers-'));
+  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+});
+afterAll(() => {
+  if (previousCache === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
+  else process.env.REMOTE_BROWSER_CACHE_DIR = previousCache;
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  service = await startFakeService();
+});
+afterEach(async () => {
+  await releaseAll();
+  await service.close();
+});
+
+function endedLines(id: string): { by?: string }[] {
+  return readFileSync(ledgerPath(), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { op: string; id?: string; by?: string })
+    .filter((l) => l.op === 'ended' && l.id === id);
+}
+
+describe('onLeaseChange()', () => {
+  it('reports each lease opening and closing once, and nothing after unsubscribing', async () => {
+    const api = service.api();
+    const events: string[] = [];
+    const unsubscribe = onLeaseChange((lease, event) => events.push(`${lease.id} ${event}`));
+    const first = new SessionLease(api, service.createSession('').id);
+    await Promise.all([first.release(), first.release()]);
+    unsubscribe();
+    const second = new SessionLease(api, service.createSession('').id);
+    await second.release();
+    expect(events).toEqual([`${first.id} opened`, `${first.id} closed`]);
+  });
+});
+
+describe('onCreateChange()', () => {
+  it("reports a create's start and its settling once, however often it is settled, and nothing after unsubscribing", async () => {
+    const api = service.api();
+    const events: string[] = [];
+    const unsubscribe = onCreateChange((intent, event) => events.push(`${intent.intent} ${event}`));
+    const body = { country: 'us' };
+    const create = beginCreate(api, body, () => api.sessions.create(body));
+    await create.call;
+    // A successful create settles itself; the exit paths may settle it again.
+    create.settle();
+    create.settle();
+    unsubscribe();
+    const later = beginCreate(api, body, () => api.sessions.create(body));
+    await later.call;
+    const id = create.intent.intent;
+    expect(events).toEqual([`${id} started`, `${id} settled`]);
+  });
+});
+
+describe('releaseWhenSettled()', () => {
+  it('hands the slot back at once when the lease is already released', async () => {
+    const api = service.api();
+    const lease = new SessionLease(api, service.createSession('').id);
+    await lease.release();
+    let released = 0;
+    releaseWhenSettled(lease, { release: () => released++ });
+    expect(released).toBe(1);
+  });
+
+  it('hands the slot back once, when its own lease closes, not when another opens or closes', async () => {
+    const api = service.api();
+    const lease = new SessionLease(api, service.createSession('').id);
+    let released = 0;
+    releaseWhenSettled(lease, { release: () => released++ });
+    const other = new SessionLease(api, service.createSession('').id);
+    await other.release();
+    expect(released).toBe(0);
+    await lease.release();
+    const third = new SessionLease(api, service.createSession('').id);
+    await third.release();
+    expect(released).toBe(1);
+  });
+
+  it('hands the slot back when the lease is kept (the session is no longer this process’s)', () => {
+    const api = service.api();
+    const lease = new SessionLease(api, service.createSession('').id);
+    let released = 0;
+    releaseWhenSettled(lease, { release: () => released++ });
+    lease.keep();
+    expect(released).toBe(1);
+  });
+});
+
+describe('how a lease records its end', () => {
+  it("a kept session's ledger line says 'kept' (reap must not end it); a released one's says 'close'", async () => {
+    const api = service.api();
+    const kept = new SessionLease(api, service.createSession('').id);
+    const closed = new SessionLease(api, service.createSession('').id);
+    kept.keep();
+    await closed.release();
+    expect(endedLines(kept.id)).toEqual([expect.objectContaining({ by: 'kept' })]);
+    expect(endedLines(closed.id)).toEqual([expect.objectContaining({ by: 'close' })]);
+  });
+
+  it('says on the launch debug channel which session was deleted', async () => {
+    const api = service.api();
+    const lines: string[] = [];
+    const previousDebug = process.env.DEBUG;
+    const restore = setDebugSink((line) => lines.push(line));
+    process.env.DEBUG = 'remote-browser:launch';
+    try {
+      const lease = new SessionLease(api, service.createSession('').id);
+      await lease.release();
+      expect(lines).toContain(`remote-browser:launch session ${lease.id} deleted`);
+    } finally {
+      setDebugSink(restore);
+      if (previousDebug === undefined) delete process.env.DEBUG;
+      else process.env.DEBUG = previousDebug;
+    }
+  });
+});
