@@ -2,8 +2,10 @@
 // Runs `stryker run` over groups of files one after another, each with its own incremental
 // file and report, so a long mutation pass yields finished scores group by group (a single run
 // reports nothing until every mutant is done). Usage: node scripts/mutation-groups.mjs [group...]
+// `--check` only verifies that the groups cover every file of src/http and src/launch (but
+// index.ts), so a new file cannot drop out of the mutation pass unnoticed.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 
 const GROUPS = {
   webhook: ['src/account-api/webhook-signature.ts'],
@@ -17,7 +19,12 @@ const GROUPS = {
     'src/emulator/browser-service/session-lifecycle.ts',
     'src/emulator/browser-service/sessions.ts',
   ],
-  pool: ['src/launch/session-pool.ts', 'src/launch/slot-wait.ts', 'src/launch/create-session.ts'],
+  pool: [
+    'src/launch/session-pool.ts',
+    'src/launch/slot-wait.ts',
+    'src/launch/slot-queue.ts',
+    'src/launch/create-session.ts',
+  ],
   transport: ['src/http/transport.ts', 'src/http/call-options.ts', 'src/http/error-mapping.ts'],
   limiter: ['src/http/rate-limiter.ts', 'src/http/rate-limit-wait.ts', 'src/http/polling.ts'],
   ledger: [
@@ -25,8 +32,51 @@ const GROUPS = {
     'src/launch/reap.ts',
     'src/launch/lost-create.ts',
     'src/launch/orphan-match.ts',
+    'src/launch/abandoned-create.ts',
   ],
+  'http-config': [
+    'src/http/config.ts',
+    'src/http/client-options.ts',
+    'src/http/request-validation.ts',
+    'src/http/errors.ts',
+    'src/http/debug.ts',
+    'src/http/hidden-fields.ts',
+    'src/http/hints.ts',
+    'src/http/lazy-schema.ts',
+    'src/http/path.ts',
+    'src/http/resource.ts',
+    'src/http/shared-dispatcher.ts',
+    'src/http/undici.ts',
+  ],
+  'launch-open': [
+    'src/launch/open-session.ts',
+    'src/launch/preflight.ts',
+    'src/launch/profiles.ts',
+    'src/launch/recordings.ts',
+    'src/launch/session-info.ts',
+    'src/launch/settle-both.ts',
+    'src/launch/to-wire.ts',
+    'src/launch/browser-registry.ts',
+    'src/launch/errors.ts',
+  ],
+  'launch-options': [
+    'src/launch/drop-in-options.ts',
+    'src/launch/option-schemas.ts',
+    'src/launch/options.ts',
+    'src/launch/parse-options.ts',
+  ],
+  exit: ['src/launch/exit-hooks.ts', 'src/launch/watchdog.ts', 'src/launch/watchdog-child.ts'],
 };
+
+const grouped = new Set(Object.values(GROUPS).flat());
+const missing = ['src/http', 'src/launch']
+  .flatMap((dir) => readdirSync(dir).map((f) => `${dir}/${f}`))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('/index.ts') && !grouped.has(f));
+if (missing.length) {
+  console.error(`files in no mutation group: ${missing.join(', ')}`);
+  process.exit(1);
+}
+if (process.argv.includes('--check')) process.exit(0);
 
 const wanted = process.argv.slice(2);
 for (const name of wanted.length ? wanted : Object.keys(GROUPS)) {
