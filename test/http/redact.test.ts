@@ -1,7 +1,13 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BadRequestError, ConnectionError } from '../../src/http/errors.js';
-import { clearRegisteredSecrets, redact, registerSecret } from '../../src/http/redact.js';
+import {
+  clearRegisteredSecrets,
+  REDACTED,
+  redact,
+  redactValue,
+  registerSecret,
+} from '../../src/http/redact.js';
 
 afterEach(() => clearRegisteredSecrets());
 
@@ -36,6 +42,46 @@ describe('redact', () => {
   it('leaves ordinary text and short registered values alone', () => {
     registerSecret('abc');
     expect(redact('abc is not a secret; tokens=3')).toBe('abc is not a secret; tokens=3');
+  });
+
+  it('registers a value from six characters on, the shortest a secret may be', () => {
+    registerSecret('abcde');
+    registerSecret('k3y-42');
+    expect(redact('abcde k3y-42')).toBe(`abcde ${REDACTED}`);
+  });
+
+  it('removes a secret that contains another registered earlier whole, leaving no tail of it', () => {
+    registerSecret('proxy1');
+    registerSecret('proxy1-tail-part');
+    expect(redact('pw=proxy1-tail-part')).toBe(`pw=${REDACTED}`);
+  });
+
+  it('forgets every registered secret when cleared', () => {
+    registerSecret('forgotten-secret');
+    clearRegisteredSecrets();
+    expect(redact('forgotten-secret')).toBe('forgotten-secret');
+  });
+});
+
+describe('redactValue', () => {
+  it('redacts a string as text and an object through its JSON', () => {
+    registerSecret('value-secret-1');
+    expect(redactValue('is value-secret-1')).toBe(`is ${REDACTED}`);
+    expect(redactValue({ note: 'value-secret-1', n: 2 })).toEqual({ note: REDACTED, n: 2 });
+  });
+
+  it('returns values that hold no text as they are, undefined included', () => {
+    expect(redactValue(undefined)).toBeUndefined();
+    expect(redactValue(null)).toBeNull();
+    expect(redactValue(42)).toBe(42);
+    const fn = () => 1;
+    expect(redactValue(fn)).toBe(fn);
+  });
+
+  it('prints an object it cannot serialise (a cycle) as redacted, never raw', () => {
+    const cyclic: Record<string, unknown> = { secret: 'x' };
+    cyclic.self = cyclic;
+    expect(redactValue(cyclic)).toBe(REDACTED);
   });
 });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY, retryDelay, SLOT_WAIT, wasNeverSent } from '../../src/http/retry-policy.js';
+import {
+  DEFAULT_RETRY,
+  errorCode,
+  retryDelay,
+  SLOT_WAIT,
+  wasNeverSent,
+} from '../../src/http/retry-policy.js';
 
 describe('retryDelay', () => {
   it('uses Retry-After as given when it is under the cap', () => {
@@ -8,6 +14,10 @@ describe('retryDelay', () => {
 
   it('gives up when Retry-After exceeds the cap instead of retrying early', () => {
     expect(retryDelay(0, 120_000, { ...DEFAULT_RETRY, maxRetryAfterMs: 60_000 })).toBeUndefined();
+  });
+
+  it('waits a Retry-After exactly at the cap', () => {
+    expect(retryDelay(0, 60_000, { ...DEFAULT_RETRY, maxRetryAfterMs: 60_000 })).toBe(60_000);
   });
 
   it('backs off exponentially with full jitter, bounded by maxDelayMs', () => {
@@ -37,5 +47,29 @@ describe('retryDelay', () => {
     expect(wasNeverSent(new Error('x', { cause: { code: 'ENOTFOUND' } }))).toBe(true);
     expect(wasNeverSent(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBe(false);
     expect(wasNeverSent(new Error('x'))).toBe(false);
+  });
+});
+
+describe('errorCode', () => {
+  const coded = (code: string) => Object.assign(new Error('inner'), { code });
+  const wrapped = (inner: unknown, levels: number): unknown => {
+    let error = inner;
+    for (let i = 0; i < levels; i++) error = new Error(`level ${i}`, { cause: error });
+    return error;
+  };
+
+  it('finds a code up to four causes deep, and gives up below that', () => {
+    expect(errorCode(wrapped(coded('ECONNREFUSED'), 4))).toBe('ECONNREFUSED');
+    expect(errorCode(wrapped(coded('ECONNREFUSED'), 5))).toBeUndefined();
+  });
+
+  it('stops at a cause that is null or not an object, and on a cycle of causes', () => {
+    expect(errorCode(new Error('x', { cause: null }))).toBeUndefined();
+    expect(errorCode(new Error('x', { cause: 'ECONNREFUSED' }))).toBeUndefined();
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    a.cause = b;
+    expect(errorCode(a)).toBeUndefined();
+    expect(wasNeverSent(a)).toBe(false);
   });
 });
