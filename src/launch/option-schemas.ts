@@ -8,214 +8,223 @@
  * Only rules the library knows are checked here. The location vocabulary (which countries,
  * regions and cities exist) is the service's: those values are sent and judged by preflight.
  */
-import { z } from 'zod';
+import type { z as Z } from 'zod';
 import { ConnectionTypeSchema, FilterModeSchema, ProtocolSchema } from '../browser-api/index.js';
 import { PROFILE_NAME_MAX_LENGTH } from '../browser-api/schemas/profiles.js';
 import { IdSchema, MinutesSchema, SessionTypeSchema } from '../browser-api/schemas/vocabulary.js';
 import { isAbortSignal, timeoutProblem } from '../http/call-options.js';
+import { lazySchema, zod } from '../http/lazy-schema.js';
 import type { DropInRemoteOptions } from './drop-in-options.js';
 import type { ConnectOptions, ProfileSpec, RemoteSessionOptions } from './options.js';
 
-type Shape<T> = Record<keyof Required<T>, z.ZodType>;
+type Shape<T> = Record<keyof Required<T>, Z.ZodType>;
 
-/** Ms where 0 or Infinity mean "no timeout", as for every `timeout` of the library. */
-const timeout = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    const problem = timeoutProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .optional();
-/** A finite delay in ms (slowMo, protocolTimeout). */
-const ms = z.number().nonnegative();
-const signal = z.unknown().refine(isAbortSignal, 'must be an AbortSignal').optional();
-const profileName = z.string().min(1).max(PROFILE_NAME_MAX_LENGTH);
+/**
+ * Built on first use (issue 14, P6): a launch entry's import loads no zod; the first launch
+ * builds every schema once, for far less than the session start it precedes.
+ */
+function build(z: typeof Z) {
+  /** Ms where 0 or Infinity mean "no timeout", as for every `timeout` of the library. */
+  const timeout = z
+    .unknown()
+    .superRefine((value, ctx) => {
+      const problem = timeoutProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional();
+  /** A finite delay in ms (slowMo, protocolTimeout). */
+  const ms = z.number().nonnegative();
+  const signal = z.unknown().refine(isAbortSignal, 'must be an AbortSignal').optional();
+  const profileName = z.string().min(1).max(PROFILE_NAME_MAX_LENGTH);
 
-const profileSpec = z.strictObject({
-  name: profileName,
-  storeCache: z.boolean().optional(),
-  pinIp: z.boolean().optional(),
-} satisfies Shape<ProfileSpec>);
+  const profileSpec = z.strictObject({
+    name: profileName,
+    storeCache: z.boolean().optional(),
+    pinIp: z.boolean().optional(),
+  } satisfies Shape<ProfileSpec>);
 
-/** Where and how the session runs (options.ts `RemoteSessionOptions`). */
-export const sessionShape = {
-  country: z.string().optional(),
-  region: z.string().optional(),
-  city: z.string().optional(),
-  zip: z.string().optional(),
-  isp: z.string().optional(),
-  protocol: ProtocolSchema.optional(),
-  connectionType: ConnectionTypeSchema.optional(),
-  sessionType: SessionTypeSchema.optional(),
-  filterMode: FilterModeSchema.optional(),
-  ipv4Only: z.boolean().optional(),
-  extraStealth: z.boolean().optional(),
-  captchaSolver: z.boolean().optional(),
-  cloudflareWebBotAuth: z.boolean().optional(),
-  adBlocker: z.boolean().optional(),
-  popupBlocker: z.boolean().optional(),
-  remoteHeadless: z.boolean().optional(),
-  maxDurationMinutes: MinutesSchema.optional(),
-  idleTimeoutMinutes: MinutesSchema.optional(),
-  profile: z.union([profileName, profileSpec]).optional(),
-  profileId: IdSchema.optional(),
-} satisfies Shape<RemoteSessionOptions>;
+  /** Where and how the session runs (options.ts `RemoteSessionOptions`). */
+  const sessionShape = {
+    country: z.string().optional(),
+    region: z.string().optional(),
+    city: z.string().optional(),
+    zip: z.string().optional(),
+    isp: z.string().optional(),
+    protocol: ProtocolSchema.optional(),
+    connectionType: ConnectionTypeSchema.optional(),
+    sessionType: SessionTypeSchema.optional(),
+    filterMode: FilterModeSchema.optional(),
+    ipv4Only: z.boolean().optional(),
+    extraStealth: z.boolean().optional(),
+    captchaSolver: z.boolean().optional(),
+    cloudflareWebBotAuth: z.boolean().optional(),
+    adBlocker: z.boolean().optional(),
+    popupBlocker: z.boolean().optional(),
+    remoteHeadless: z.boolean().optional(),
+    maxDurationMinutes: MinutesSchema.optional(),
+    idleTimeoutMinutes: MinutesSchema.optional(),
+    profile: z.union([profileName, profileSpec]).optional(),
+    profileId: IdSchema.optional(),
+  } satisfies Shape<RemoteSessionOptions>;
 
-/** How the library reaches the service and holds the session (options.ts `ConnectOptions`). */
-export const connectShape = {
-  token: z.string().optional(),
-  baseUrl: z.string().optional(),
-  proxyPassword: z.string().optional(),
-  api: z
-    .custom((value) => typeof (value as { sessions?: unknown } | null)?.sessions === 'object')
-    .optional(),
-  preflight: z.union([z.boolean(), z.literal('strict')]).optional(),
-  keepSession: z.boolean().optional(),
-  recording: z.strictObject({ dir: z.string().min(1), timeout }).optional(),
-  waitForSlot: z.boolean().optional(),
-  signal,
-  timeout,
-} satisfies Shape<ConnectOptions>;
+  /** How the library reaches the service and holds the session (options.ts `ConnectOptions`). */
+  const connectShape = {
+    token: z.string().optional(),
+    baseUrl: z.string().optional(),
+    proxyPassword: z.string().optional(),
+    api: z
+      .custom((value) => typeof (value as { sessions?: unknown } | null)?.sessions === 'object')
+      .optional(),
+    preflight: z.union([z.boolean(), z.literal('strict')]).optional(),
+    keepSession: z.boolean().optional(),
+    recording: z.strictObject({ dir: z.string().min(1), timeout }).optional(),
+    waitForSlot: z.boolean().optional(),
+    signal,
+    timeout,
+  } satisfies Shape<ConnectOptions>;
 
-/** `launchRemote`'s own options of the Playwright entry (its `PlaywrightRemoteOptions`). */
-export const playwrightShape = {
-  browserType: z
-    .custom(
-      (value) =>
-        typeof (value as { connectOverCDP?: unknown } | null)?.connectOverCDP === 'function',
-    )
-    .optional(),
-  slowMo: ms.optional(),
-  extraContexts: z.enum(['warn', 'error', 'allow']).optional(),
-};
+  /** `launchRemote`'s own options of the Playwright entry (its `PlaywrightRemoteOptions`). */
+  const playwrightShape = {
+    browserType: z
+      .custom(
+        (value) =>
+          typeof (value as { connectOverCDP?: unknown } | null)?.connectOverCDP === 'function',
+      )
+      .optional(),
+    slowMo: ms.optional(),
+    extraContexts: z.enum(['warn', 'error', 'allow']).optional(),
+  };
 
-const viewport = z.strictObject({
-  width: z.number().int().positive(),
-  height: z.number().int().positive(),
-  deviceScaleFactor: z.number().positive().optional(),
-  isMobile: z.boolean().optional(),
-  isLandscape: z.boolean().optional(),
-  hasTouch: z.boolean().optional(),
-});
+  const viewport = z.strictObject({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    deviceScaleFactor: z.number().positive().optional(),
+    isMobile: z.boolean().optional(),
+    isLandscape: z.boolean().optional(),
+    hasTouch: z.boolean().optional(),
+  });
 
-/** `launchRemote`'s own options of the Puppeteer entry (its `PuppeteerRemoteOptions`). */
-export const puppeteerShape = {
-  defaultViewport: viewport.nullable().optional(),
-  protocolTimeout: ms.optional(),
-  slowMo: ms.optional(),
-  targetFilter: z.function().optional(),
-  acceptInsecureCerts: z.boolean().optional(),
-};
+  /** `launchRemote`'s own options of the Puppeteer entry (its `PuppeteerRemoteOptions`). */
+  const puppeteerShape = {
+    defaultViewport: viewport.nullable().optional(),
+    protocolTimeout: ms.optional(),
+    slowMo: ms.optional(),
+    targetFilter: z.function().optional(),
+    acceptInsecureCerts: z.boolean().optional(),
+  };
 
-const dropInShape = {
-  strict: z.boolean().optional(),
-  userDataDir: z.enum(['ignore', 'profile']).optional(),
-} satisfies Shape<DropInRemoteOptions>;
+  const dropInShape = {
+    strict: z.boolean().optional(),
+    userDataDir: z.enum(['ignore', 'profile']).optional(),
+  } satisfies Shape<DropInRemoteOptions>;
 
-/** Rules between fields, checked once every field has its type. */
-function sessionRules(options: RemoteSessionOptions, ctx: z.RefinementCtx): void {
-  if (options.profile !== undefined && options.profileId !== undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['profileId'],
-      message: 'cannot be combined with `profile`: pass a profile by name or by id, not both',
-    });
-  }
-  for (const key of ['region', 'city', 'zip', 'isp'] as const) {
-    if (options[key] !== undefined && options.country === undefined) {
+  /** Rules between fields, checked once every field has its type. */
+  function sessionRules(options: RemoteSessionOptions, ctx: Z.RefinementCtx): void {
+    if (options.profile !== undefined && options.profileId !== undefined) {
       ctx.addIssue({
         code: 'custom',
-        path: [key],
-        message: `needs \`country\` (a ${key} is looked up within its country)`,
+        path: ['profileId'],
+        message: 'cannot be combined with `profile`: pass a profile by name or by id, not both',
       });
     }
+    for (const key of ['region', 'city', 'zip', 'isp'] as const) {
+      if (options[key] !== undefined && options.country === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `needs \`country\` (a ${key} is looked up within its country)`,
+        });
+      }
+    }
   }
-}
 
-/**
- * Strict: an unknown key is an error, because `launchRemote` takes only its own options (a
- * local launch's options belong to the drop-ins, which map or ignore them).
- */
-const playwrightRemote = z
-  .strictObject({ ...sessionShape, ...connectShape, ...playwrightShape })
-  .superRefine(sessionRules);
-const puppeteerRemote = z
-  .strictObject({ ...sessionShape, ...connectShape, ...puppeteerShape })
-  .superRefine(sessionRules);
+  /**
+   * Strict: an unknown key is an error, because `launchRemote` takes only its own options (a
+   * local launch's options belong to the drop-ins, which map or ignore them).
+   */
+  const playwrightRemote = z
+    .strictObject({ ...sessionShape, ...connectShape, ...playwrightShape })
+    .superRefine(sessionRules);
+  const puppeteerRemote = z
+    .strictObject({ ...sessionShape, ...connectShape, ...puppeteerShape })
+    .superRefine(sessionRules);
 
-const sessionId = z.string().trim().min(1);
+  const sessionId = z.string().trim().min(1);
 
-/** The local-launch options the drop-ins map (every other key is ignored with a warning). */
-const playwrightLocal = z.looseObject({
-  remote: z
-    .strictObject({ ...sessionShape, ...connectShape, ...playwrightShape, ...dropInShape })
-    .superRefine(sessionRules)
-    .optional(),
-  headless: z.boolean().optional(),
-  timeout,
-  slowMo: ms.optional(),
-  args: z.array(z.string()).optional(),
-});
-
-/**
- * The fixture's `use.remote` (remote-browser/test `RemoteTestOptions`): the session options
- * plus how the fixture runs sessions. Credentials are not among them (they come from the
- * environment), so a `token` here is an unknown key.
- */
-const fixtureRemote = z
-  .strictObject({
-    ...sessionShape,
-    sessionScope: z.enum(['worker', 'test']).optional(),
-    recording: z.enum(['off', 'on', 'retain-on-failure']).optional(),
-    preflight: connectShape.preflight,
-    launchTimeout: timeout,
-    waitForSlot: z.boolean().optional(),
-    recordingTimeout: timeout,
-    prewarm: z.union([z.literal(false), z.number().int().nonnegative()]).optional(),
-    nonChromium: z.enum(['error', 'local']).optional(),
-  })
-  .superRefine(sessionRules);
-const useBlock = z.looseObject({ remote: fixtureRemote.optional() }).optional();
-
-export const LAUNCH_SCHEMAS = {
-  /** `launchRemote(options)` of remote-browser/playwright. */
-  playwrightLaunch: playwrightRemote,
-  /** `connectRemote(sessionId, options)` of remote-browser/playwright. */
-  playwrightConnect: z.object({ sessionId, options: playwrightRemote }),
-  /** `launchRemote(options)` of remote-browser/puppeteer. */
-  puppeteerLaunch: puppeteerRemote,
-  /** `connectRemote(sessionId, options)` of remote-browser/puppeteer. */
-  puppeteerConnect: z.object({ sessionId, options: puppeteerRemote }),
-  /** The drop-in `chromium.launch(options)`. */
-  chromiumLaunch: playwrightLocal,
-  /** The drop-in `chromium.launchPersistentContext(userDataDir, options)`. */
-  chromiumPersistent: z.object({ userDataDir: z.string(), options: playwrightLocal }),
-  /** The drop-in `puppeteer.launch(options)`. */
-  puppeteerDropIn: z.looseObject({
+  /** The local-launch options the drop-ins map (every other key is ignored with a warning). */
+  const playwrightLocal = z.looseObject({
     remote: z
-      .strictObject({ ...sessionShape, ...connectShape, ...puppeteerShape, ...dropInShape })
+      .strictObject({ ...sessionShape, ...connectShape, ...playwrightShape, ...dropInShape })
       .superRefine(sessionRules)
       .optional(),
-    ...puppeteerShape,
-    // `'new'` is what Puppeteer < 22 took and what Crawlee still passes: any string is headless.
-    headless: z.union([z.boolean(), z.string()]).optional(),
+    headless: z.boolean().optional(),
     timeout,
+    slowMo: ms.optional(),
     args: z.array(z.string()).optional(),
-    userDataDir: z.string().optional(),
-    browser: z.enum(['chrome', 'firefox']).optional(),
-    signal,
-  }),
-  /** `defineRemoteConfig(config, options)`: its own options and every `use.remote`. */
-  defineRemoteConfig: z.object({
-    config: z.looseObject({
-      use: useBlock,
-      projects: z.array(z.looseObject({ use: useBlock })).optional(),
+  });
+
+  /**
+   * The fixture's `use.remote` (remote-browser/test `RemoteTestOptions`): the session options
+   * plus how the fixture runs sessions. Credentials are not among them (they come from the
+   * environment), so a `token` here is an unknown key.
+   */
+  const fixtureRemote = z
+    .strictObject({
+      ...sessionShape,
+      sessionScope: z.enum(['worker', 'test']).optional(),
+      recording: z.enum(['off', 'on', 'retain-on-failure']).optional(),
+      preflight: connectShape.preflight,
+      launchTimeout: timeout,
+      waitForSlot: z.boolean().optional(),
+      recordingTimeout: timeout,
+      prewarm: z.union([z.literal(false), z.number().int().nonnegative()]).optional(),
+      nonChromium: z.enum(['error', 'local']).optional(),
+    })
+    .superRefine(sessionRules);
+  const useBlock = z.looseObject({ remote: fixtureRemote.optional() }).optional();
+
+  return {
+    /** `launchRemote(options)` of remote-browser/playwright. */
+    playwrightLaunch: playwrightRemote,
+    /** `connectRemote(sessionId, options)` of remote-browser/playwright. */
+    playwrightConnect: z.object({ sessionId, options: playwrightRemote }),
+    /** `launchRemote(options)` of remote-browser/puppeteer. */
+    puppeteerLaunch: puppeteerRemote,
+    /** `connectRemote(sessionId, options)` of remote-browser/puppeteer. */
+    puppeteerConnect: z.object({ sessionId, options: puppeteerRemote }),
+    /** The drop-in `chromium.launch(options)`. */
+    chromiumLaunch: playwrightLocal,
+    /** The drop-in `chromium.launchPersistentContext(userDataDir, options)`. */
+    chromiumPersistent: z.object({ userDataDir: z.string(), options: playwrightLocal }),
+    /** The drop-in `puppeteer.launch(options)`. */
+    puppeteerDropIn: z.looseObject({
+      remote: z
+        .strictObject({ ...sessionShape, ...connectShape, ...puppeteerShape, ...dropInShape })
+        .superRefine(sessionRules)
+        .optional(),
+      ...puppeteerShape,
+      // `'new'` is what Puppeteer < 22 took and what Crawlee still passes: any string is headless.
+      headless: z.union([z.boolean(), z.string()]).optional(),
+      timeout,
+      args: z.array(z.string()).optional(),
+      userDataDir: z.string().optional(),
+      browser: z.enum(['chrome', 'firefox']).optional(),
+      signal,
     }),
-    options: z.strictObject({
-      emulator: z.union([z.boolean(), z.literal('auto'), z.looseObject({})]).optional(),
-      checkCredentials: z.boolean().optional(),
-      preflight: z.boolean().optional(),
-      reap: z.boolean().optional(),
+    /** `defineRemoteConfig(config, options)`: its own options and every `use.remote`. */
+    defineRemoteConfig: z.object({
+      config: z.looseObject({
+        use: useBlock,
+        projects: z.array(z.looseObject({ use: useBlock })).optional(),
+      }),
+      options: z.strictObject({
+        emulator: z.union([z.boolean(), z.literal('auto'), z.looseObject({})]).optional(),
+        checkCredentials: z.boolean().optional(),
+        preflight: z.boolean().optional(),
+        reap: z.boolean().optional(),
+      }),
     }),
-  }),
-} as const;
+  } as const;
+}
+
+export const LAUNCH_SCHEMAS = lazySchema(() => build(zod()));

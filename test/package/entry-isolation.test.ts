@@ -90,11 +90,27 @@ function loadedAtImport(entry: string, after = ''): string[] {
 describe('runtime dependencies load on first use (built package)', () => {
   beforeAll(() => requireFreshDist());
 
-  for (const entry of ['remote-browser', 'remote-browser/account']) {
+  for (const entry of [
+    'remote-browser',
+    'remote-browser/account',
+    'remote-browser/playwright',
+    'remote-browser/puppeteer',
+  ]) {
     it(`${entry} loads neither undici nor zod at import`, () => {
       expect(loadedAtImport(entry)).toEqual([]);
     });
   }
+
+  // Control for the launch entries: bad options still get the typed error, zod loading then.
+  it("remote-browser/playwright's option schema loads zod on first use and still refuses a bad option", () => {
+    expect(
+      loadedAtImport(
+        'remote-browser/playwright',
+        "const e = await mod.launchRemote({ sessionTimeout: -1 }).catch((e) => e);\n" +
+          "if (!/sessionTimeout/.test(String(e?.message))) { console.log(String(e)); process.exit(3); }",
+      ),
+    ).toEqual(['zod']);
+  });
 
   // Control: the check does see zod once a schema is used, and the schema works.
   it('a schema of remote-browser loads zod on its first parse, and parses', () => {
