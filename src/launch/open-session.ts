@@ -11,6 +11,7 @@ import { sharedDispatcher } from '../http/shared-dispatcher.js';
 import { settledCleanups } from './abandoned-create.js';
 import { createSession } from './create-session.js';
 import { LaunchError } from './errors.js';
+import { ownClient } from './launch-registry.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
@@ -270,7 +271,8 @@ async function clientFor(
   // Everything a launch needs is named in one error, before any request.
   resolveBrowserConfig({ token, baseUrl, proxyPassword }, process.env, needs);
   const dispatcher = await sharedDispatcher();
-  return { api: new BrowserApi({ token, baseUrl, proxyPassword, dispatcher }), ownsApi: true };
+  const api = ownClient(new BrowserApi({ token, baseUrl, proxyPassword, dispatcher }));
+  return { api, ownsApi: true };
 }
 
 /** The whole launch's deadline and signal (a wait for a free slot included). */

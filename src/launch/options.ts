@@ -68,9 +68,9 @@ export interface ConnectOptions {
   /** A client to use instead of one built from the three options above. */
   api?: BrowserApi;
   /**
-   * Check the targeting with `/configurations/validate` before creating (cached per config in
-   * this process); `'strict'` also checks country/region/city against the location endpoints.
-   * Default: true.
+   * Check the targeting with `/configurations/validate` before creating (cached per config for
+   * the life of the `api` client; launches without one share one cache in the process);
+   * `'strict'` also checks country/region/city against the location endpoints. Default: true.
    */
   preflight?: boolean | 'strict';
   /** Leave the session running on close() (for reconnect flows). Default: false. */

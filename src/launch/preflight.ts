@@ -1,19 +1,22 @@
 /**
  * Validate-before-launch: `/configurations/validate` uses the same logic as session creation,
  * so a config that fails here would fail (or be billed wrongly) there. Results are cached per
- * service origin and config for the life of the process; a failed call is not cached.
+ * service origin and config in the client's registry (launch-registry.ts) for its life; a
+ * failed call is not cached.
  */
 import { createHash } from 'node:crypto';
 import type { BrowserApi, ValidationResult } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
 import { PreflightError, type PreflightIssue } from './errors.js';
+import { defaultRegistry, registryOf } from './launch-registry.js';
 import { toValidateParams, type WireSessionFields } from './to-wire.js';
 
-const cache = new Map<string, Promise<PreflightIssue[]>>();
-
-/** Forgets cached preflight results (tests, or after the account's targeting changed). */
+/**
+ * Forgets the cached preflight results of launches without an `api` (after the account's
+ * targeting changed). A caller's own client keeps its cache for its life.
+ */
 export function clearPreflightCache(): void {
-  cache.clear();
+  defaultRegistry.preflights.clear();
 }
 
 /**
@@ -38,6 +41,7 @@ export async function preflight(
   call: CallOptions,
 ): Promise<void> {
   const params = toValidateParams(wire);
+  const cache = registryOf(api).preflights;
   const key = `${api.origin} ${preflightKey(wire, mode)}`;
   let pending = cache.get(key);
   if (!pending) {

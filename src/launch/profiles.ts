@@ -3,6 +3,7 @@ import { BrowserApi, type Profile } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
 import { ProfileLimitError } from './errors.js';
+import { ownClient, registryOf } from './launch-registry.js';
 
 export interface EnsureProfileOptions extends CallOptions {
   /** Client to use. Default: one built from `token`/`baseUrl` or the environment. */
@@ -19,9 +20,6 @@ export interface EnsureProfileOptions extends CallOptions {
   description?: string;
 }
 
-/** In-process de-duplication: two launches asking for the same new profile create it once. */
-const pending = new Map<string, Promise<Profile>>();
-
 /**
  * Returns the profile named `name`, creating it on first use (with `store_cache` on unless
  * `storeCache: false`). At the account's profile limit the error lists the existing profiles
@@ -31,7 +29,8 @@ export async function ensureProfile(
   name: string,
   options: EnsureProfileOptions = {},
 ): Promise<Profile> {
-  const api = options.api ?? new BrowserApi({ token: options.token, baseUrl: options.baseUrl });
+  const api =
+    options.api ?? ownClient(new BrowserApi({ token: options.token, baseUrl: options.baseUrl }));
   try {
     return await findOrCreateProfile(api, name, options);
   } finally {
@@ -47,6 +46,8 @@ export function findOrCreateProfile(
   if (typeof name !== 'string' || name.trim() === '') {
     return Promise.reject(new TypeError('ensureProfile: name must be a non-empty string'));
   }
+  // Two launches on one client asking for the same new profile create it once.
+  const pending = registryOf(api).profileCreates;
   const key = `${api.origin} ${name}`;
   let found = pending.get(key);
   if (!found) {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { PreflightError, ProfileLimitError } from '../../src/launch/errors.js';
-import { clearPreflightCache, preflight, preflightKey } from '../../src/launch/preflight.js';
+import { preflight, preflightKey } from '../../src/launch/preflight.js';
 import { ensureProfile } from '../../src/launch/profiles.js';
 
 let emu: EmulatorHandle;
@@ -15,7 +15,6 @@ afterAll(() => emu?.close());
 afterEach(async () => {
   await api?.close();
   api = undefined;
-  clearPreflightCache();
 });
 
 async function freshApi(limits?: { profiles?: number }) {
@@ -58,11 +57,12 @@ describe('preflight', () => {
     await expect(
       preflight(api, { ...target, city: 'los_angeles' }, 'strict', 'w', call),
     ).resolves.toBeUndefined();
-    // The reverse order, after a good city was cached.
-    clearPreflightCache();
-    await preflight(api, { ...target, city: 'san_diego' }, 'strict', 'w', call);
+    // The reverse order, after a good city was cached, on a new client (its cache starts empty).
+    await api.close();
+    const again = await freshApi();
+    await preflight(again, { ...target, city: 'san_diego' }, 'strict', 'w', call);
     await expect(
-      preflight(api, { ...target, city: 'atlantis' }, 'strict', 'w', call),
+      preflight(again, { ...target, city: 'atlantis' }, 'strict', 'w', call),
     ).rejects.toBeInstanceOf(PreflightError);
   });
 
