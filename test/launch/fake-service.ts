@@ -3,8 +3,13 @@
  * no Chromium: creates hand out ids, DELETEs end them, and each route can be overridden to
  * inject a fault (a 502 after the create was handled, a DELETE that keeps failing...).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
+import { releaseAll } from '../../src/launch/session-lease.js';
 import {
   type Handler,
   json,
@@ -151,5 +156,57 @@ export function heldUntil(until: Promise<unknown>, handler: Handler): Handler {
   return async (req, res) => {
     await until;
     await handler(req, res);
+  };
+}
+
+/**
+ * The setup the launch unit tests share: the file's ledger in a temporary cache dir, a new
+ * service per test, and after each test every session this process still holds released and
+ * the service closed. A file's own afterEach runs before that (vitest runs after-hooks in
+ * reverse order), its own beforeEach after the service started. Returns the current test's
+ * service.
+ */
+export function useFakeService(cachePrefix: string): FakeService {
+  let current: FakeService | undefined;
+  let cacheDir = '';
+  const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
+  beforeAll(() => {
+    cacheDir = mkdtempSync(join(tmpdir(), cachePrefix));
+    process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
+    else process.env.REMOTE_BROWSER_CACHE_DIR = previous;
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    current = await startFakeService();
+  });
+  afterEach(async () => {
+    await releaseAll();
+    await current?.close();
+    current = undefined;
+  });
+  const now = (): FakeService => {
+    if (!current) throw new Error('useFakeService: the service starts in beforeEach');
+    return current;
+  };
+  return {
+    get server() {
+      return now().server;
+    },
+    get origin() {
+      return now().origin;
+    },
+    get sessions() {
+      return now().sessions;
+    },
+    calls: (method, path) => now().calls(method, path),
+    on: (method, path, handler) => now().on(method, path, handler),
+    off: (method) => now().off(method),
+    createSession: (body) => now().createSession(body),
+    api: () => now().api(),
+    running: () => now().running(),
+    close: () => now().close(),
   };
 }

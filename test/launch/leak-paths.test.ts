@@ -3,45 +3,27 @@
  * loopback server, with real child processes for the exit paths.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LaunchError } from '../../src/launch/errors.js';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
 import { openEntries, openIntents } from '../../src/launch/ledger.js';
 import { openSession } from '../../src/launch/open-session.js';
 import { reapSessions } from '../../src/launch/reap.js';
-import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
+import { SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+import { TOKEN, useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-const previousCache = process.env.REMOTE_BROWSER_CACHE_DIR;
+const service = useFakeService('rb-leaks-');
 const SESSIONS = /^\/sessions$/;
 const ONE = /^\/sessions\/[^/]+$/;
 const children: ChildProcess[] = [];
 let releaseHeld: () => void = () => {};
 
-beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-leaks-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-});
-afterAll(() => {
-  if (previousCache === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
-  else process.env.REMOTE_BROWSER_CACHE_DIR = previousCache;
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  service = await startFakeService();
-});
-afterEach(async () => {
+// Before the service closes: no child left, and no create held on the wire.
+afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
   releaseHeld();
-  await releaseAll();
-  await service.close();
 });
 
 const options = () => ({

@@ -1,39 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
 import { connectWithin, openSession } from '../../src/launch/open-session.js';
-import { releaseAll } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+import { TOKEN, useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-const previous = { cache: process.env.REMOTE_BROWSER_CACHE_DIR, debug: process.env.DEBUG };
+const service = useFakeService('rb-info-');
+const previousDebug = process.env.DEBUG;
 const CONNECTION = /^\/sessions\/[^/]+\/connection$/;
 
-beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-info-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-});
 afterAll(() => {
-  for (const [key, value] of [
-    ['REMOTE_BROWSER_CACHE_DIR', previous.cache],
-    ['DEBUG', previous.debug],
-  ] as const) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  service = await startFakeService();
-});
-afterEach(async () => {
-  await releaseAll();
-  await service.close();
+  if (previousDebug === undefined) delete process.env.DEBUG;
+  else process.env.DEBUG = previousDebug;
 });
 
 describe('sessionOf(browser) when the connection lookup failed', () => {

@@ -1,8 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
 import { openEntries } from '../../src/launch/ledger.js';
 import { openSession } from '../../src/launch/open-session.js';
@@ -14,29 +11,10 @@ import {
 } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { type FakeService, heldUntil, startFakeService, TOKEN } from './fake-service.js';
+import { heldUntil, TOKEN, useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-const previousCache = process.env.REMOTE_BROWSER_CACHE_DIR;
+const service = useFakeService('rb-lease-');
 const DELETES = /^\/sessions\/[^/]+$/;
-
-beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-lease-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-});
-afterAll(() => {
-  if (previousCache === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
-  else process.env.REMOTE_BROWSER_CACHE_DIR = previousCache;
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  service = await startFakeService();
-});
-afterEach(async () => {
-  await releaseAll();
-  await service.close();
-});
 
 function gate(): { open(): void; opened: Promise<void> } {
   let open!: () => void;

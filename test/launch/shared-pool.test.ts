@@ -1,33 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSession } from '../../src/launch/open-session.js';
-import { releaseAll } from '../../src/launch/session-lease.js';
-import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+import { TOKEN, useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
+const service = useFakeService('rb-pool-');
 const child = new URL('../fixtures/pool-exit-child.ts', import.meta.url).pathname;
-
-beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-pool-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-});
-afterAll(() => {
-  if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
-  else process.env.REMOTE_BROWSER_CACHE_DIR = previous;
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  service = await startFakeService();
-});
-afterEach(async () => {
-  await releaseAll();
-  await service.close();
-});
 
 describe('launches without an `api` share one keep-alive connection pool', () => {
   it("a second launch reuses the first one's TCP connections, opening none", async () => {

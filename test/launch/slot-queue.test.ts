@@ -4,32 +4,16 @@
  * then create at once: not after the service's Retry-After (600 s here, longer than any test
  * may run, so a launch that is not woken cannot pass) and without asking the service meanwhile.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { type OpenedSession, openSession } from '../../src/launch/open-session.js';
-import { releaseAll } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
-import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+import { TOKEN, useFakeService } from './fake-service.js';
 
 const LIMIT = 2;
 const CREATES = /^\/sessions$/;
-let service: FakeService;
-let cacheDir: string;
-const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
+const service = useFakeService('rb-slots-');
 
-beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-slots-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-});
-afterAll(() => {
-  if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
-  else process.env.REMOTE_BROWSER_CACHE_DIR = previous;
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  service = await startFakeService();
+beforeEach(() => {
   // The account's concurrency limit, as the service enforces it.
   service.on('POST', CREATES, (req, res) => {
     const running = service.running().length;
@@ -51,10 +35,6 @@ beforeEach(async () => {
       data: { id: session.id, status: 'running', cdp_url: `ws://127.0.0.1:1/x/${session.id}` },
     })(req, res);
   });
-});
-afterEach(async () => {
-  await releaseAll();
-  await service.close();
 });
 
 const launch = () =>
