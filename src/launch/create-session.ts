@@ -12,6 +12,7 @@ import { type CallScope, raceAbort } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
 import { handOffAbandonedCreate } from './abandoned-create.js';
 import { beginCreate } from './creates-in-flight.js';
+import { registryOf } from './launch-registry.js';
 import { isLostCreate, reconcileLostCreate } from './lost-create.js';
 import { type Slot, takeSlot } from './slot-queue.js';
 import { waitForSlot } from './slot-wait.js';
@@ -42,10 +43,10 @@ export async function createSession(
   options: CreateOptions,
 ): Promise<CreatedSession> {
   const { scope, what } = options;
-  const account = accountKeyOf(api);
+  const slots = registryOf(api).slotsOf(accountKeyOf(api));
   for (let attempt = 0; ; attempt++) {
-    // Past the limit this process learned, wait for one of its sessions to end before asking.
-    const slot = await takeSlot(account, {
+    // Past the limit this client learned, wait for one of its sessions to end before asking.
+    const slot = await takeSlot(slots, {
       queue: options.waitForSlot,
       fallbackMs: QUEUED_FALLBACK_MS,
       scope,
@@ -61,7 +62,7 @@ export async function createSession(
       if (scope.signal.aborted) throw handOffAbandonedCreate(create, scope, what, error);
       if (!isLostCreate(error)) create.settle();
       if (isRateLimitError(error) && options.waitForSlot) {
-        await waitForSlot(error, attempt, scope, what, account);
+        await waitForSlot(error, attempt, scope, what, slots);
         continue;
       }
       if (!isLostCreate(error)) throw error;

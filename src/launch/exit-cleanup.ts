@@ -1,24 +1,32 @@
 /**
  * Everything this process must end on its way out (exit hooks): every lease, and every create
- * still on the wire. A create that answers within the grace period has its session deleted; one
- * that does not (or whose answer was lost) is reconciled like a lost create; an intent that
- * finds nothing while its create is still pending stays open in the ledger for `reap`.
+ * still on the wire, of every client (each client's registry, launch-registry.ts). A create that
+ * answers within the grace period has its session deleted; one that does not (or whose answer
+ * was lost) is reconciled like a lost create; an intent that finds nothing while its create is
+ * still pending stays open in the ledger for `reap`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isNotFoundError } from '../http/errors.js';
-import { type InFlightCreate, inFlightCreates } from './creates-in-flight.js';
+import { type InFlightCreate, type LaunchRegistry, liveRegistries } from './launch-registry.js';
 import { recordEnded } from './ledger.js';
 import { isLostCreate, reconcile } from './lost-create.js';
 import { releaseAll } from './session-lease.js';
 
-/** Ends every session of this process and every create in flight. Never throws. */
-export async function endEverything(graceMs: number): Promise<void> {
+/**
+ * Ends every session and every create in flight of `registries` (default: every client's in
+ * this process). Never throws.
+ */
+export async function endEverything(
+  graceMs: number,
+  registries: () => LaunchRegistry[] = liveRegistries,
+): Promise<void> {
+  const creates = registries().flatMap((registry) => registry.creates());
   await Promise.allSettled([
-    releaseAll(),
-    ...[...inFlightCreates.values()].map((c) => endCreate(c, graceMs)),
+    releaseAll(registries()),
+    ...creates.map((c) => endCreate(c, graceMs)),
   ]);
   // Leases that a create finishing meanwhile opened.
-  await releaseAll();
+  await releaseAll(registries());
 }
 
 type Outcome = { created: string } | { error: unknown } | { pending: true };

@@ -1,7 +1,8 @@
 /**
  * Opt-in process-exit hooks: on SIGINT/SIGTERM, beforeExit and an uncaught exception (or an
  * unhandled rejection Node raises as one), delete the sessions this process still holds and
- * reconcile its creates in flight. The host's own behaviour is kept: when the host listens
+ * reconcile its creates in flight, every client's (exit-cleanup.ts walks the registries). One
+ * set of listeners per process, since signals are the process's. The host's own behaviour is kept: when the host listens
  * itself we only clean up; when nobody else does, we clean up and then do what Node would have
  * done (re-raise the signal; print the error and exit with code 1).
  *

@@ -19,7 +19,7 @@ export { type EnsureProfileOptions, ensureProfile } from './profiles.js';
 export { type ReapOptions, type ReapResult, reapSessions } from './reap.js';
 export type { RecordingDownload } from './recordings.js';
 export type { RemoteSessionInfo } from './session-info.js';
-export { activeLeases, SessionLease } from './session-lease.js';
+export { SessionLease } from './session-lease.js';
 export {
   SESSION_OPTION_KEYS,
   toValidateParams,

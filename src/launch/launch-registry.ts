@@ -1,27 +1,128 @@
 /**
  * What launch/ remembers between calls, owned per BrowserApi (as Playwright's `Connection` owns
- * the objects it created) instead of per process: a client's cache and de-duplication end with
- * the client, and a test's own client starts clean without anyone clearing module state. One
+ * the objects it created) instead of per process: a client's cache, its creates on the wire,
+ * its leases and its view of the account's session limit end with the client, and a test's own client starts clean without anyone clearing module state. One
  * default instance serves the clients launch/ builds for itself (no `api` option), so launches
- * without a client still share what they learn, as before.
+ * without a client still share all of it, as before.
  *
- * Moved here so far: the preflight cache and the pending profile creates. Still module state
- * (issue 12 §5, not done): creates in flight, active leases, exit hooks, the watchdog.
+ * Process-level by nature, and so not here: the exit hooks' listeners (exit-hooks.ts) and the
+ * watchdog child (watchdog.ts), one each per process. They work from every registry that holds a
+ * lease or a create in flight (`liveRegistries()`, `observeRegistries()`); a registry is held
+ * there while it does, so a session is ended on exit even if nothing else references its client.
  */
-import type { BrowserApi, Profile } from '../browser-api/index.js';
+import type { BrowserApi, Profile, SessionCreated } from '../browser-api/index.js';
 import type { PreflightIssue } from './errors.js';
+import type { CreateIntent } from './ledger.js';
+import { AccountSlots } from './slot-queue.js';
+
+/** A create on the wire (creates-in-flight.ts). */
+export interface InFlightCreate {
+  readonly intent: CreateIntent;
+  readonly api: BrowserApi;
+  readonly call: Promise<SessionCreated>;
+  /** Marks the intent settled (once): its outcome is known or reconciled. */
+  settle(): void;
+}
+
+/** A session the client must end (a SessionLease, session-lease.ts). */
+export interface Lease {
+  readonly id: string;
+  readonly api: BrowserApi;
+  release(): Promise<void>;
+}
+
+/** Hears leases open and close, and creates start and settle (the watchdog mirrors them). */
+export interface RegistryObserver {
+  lease?(lease: Lease, event: 'opened' | 'closed'): void;
+  create?(intent: CreateIntent, event: 'started' | 'settled'): void;
+}
 
 export class LaunchRegistry {
   /** Preflight results by `origin key` (preflight.ts); a failed check is removed again. */
   readonly preflights = new Map<string, Promise<PreflightIssue[]>>();
   /** Find-or-create of a profile by `origin name` in progress: two launches create it once. */
   readonly profileCreates = new Map<string, Promise<Profile>>();
+  /** Session ids a create handed this client (reconciliation never touches them). */
+  readonly created = new Set<string>();
+  readonly #creates = new Map<string, InFlightCreate>();
+  readonly #leases = new Set<Lease>();
+  readonly #slots = new Map<string, AccountSlots>();
+  readonly #observers = new Set<RegistryObserver>();
+
+  /** Creates not yet settled. */
+  creates(): InFlightCreate[] {
+    return [...this.#creates.values()];
+  }
+
+  /** Leases not yet released or kept. */
+  leases(): Lease[] {
+    return [...this.#leases];
+  }
+
+  hasLease(lease: Lease): boolean {
+    return this.#leases.has(lease);
+  }
+
+  addCreate(create: InFlightCreate): void {
+    this.#creates.set(create.intent.intent, create);
+    live.add(this);
+    this.#emit((o) => o.create?.(create.intent, 'started'));
+  }
+
+  removeCreate(create: InFlightCreate): void {
+    if (!this.#creates.delete(create.intent.intent)) return;
+    this.#dropIfIdle();
+    this.#emit((o) => o.create?.(create.intent, 'settled'));
+  }
+
+  addLease(lease: Lease): void {
+    this.#leases.add(lease);
+    live.add(this);
+    this.#emit((o) => o.lease?.(lease, 'opened'));
+  }
+
+  /** Returns false when the lease was not (or no longer) active. */
+  removeLease(lease: Lease): boolean {
+    if (!this.#leases.delete(lease)) return false;
+    this.#dropIfIdle();
+    this.#emit((o) => o.lease?.(lease, 'closed'));
+    return true;
+  }
+
+  /** This client's view of `account`'s concurrent-session limit (slot-queue.ts). */
+  slotsOf(account: string): AccountSlots {
+    let slots = this.#slots.get(account);
+    if (!slots) {
+      slots = new AccountSlots();
+      this.#slots.set(account, slots);
+    }
+    return slots;
+  }
+
+  /** Observes this registry's leases and creates. Returns the unsubscribe. */
+  observe(observer: RegistryObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #emit(call: (observer: RegistryObserver) => void): void {
+    for (const o of this.#observers) call(o);
+    for (const o of everywhere) call(o);
+  }
+
+  #dropIfIdle(): void {
+    if (this.#creates.size === 0 && this.#leases.size === 0) live.delete(this);
+  }
 }
 
 /** The registry of every client launch/ built itself. */
 export const defaultRegistry = new LaunchRegistry();
 
 const owners = new WeakMap<BrowserApi, LaunchRegistry>();
+/** Registries holding a lease or a create in flight (held strongly while they do). */
+const live = new Set<LaunchRegistry>();
+/** Observers of every registry (the watchdog). */
+const everywhere = new Set<RegistryObserver>();
 
 /** The registry `api` owns: its own for a caller's client, the default one for ours. */
 export function registryOf(api: BrowserApi): LaunchRegistry {
@@ -37,4 +138,15 @@ export function registryOf(api: BrowserApi): LaunchRegistry {
 export function ownClient(api: BrowserApi): BrowserApi {
   owners.set(api, defaultRegistry);
   return api;
+}
+
+/** Every registry that holds a lease or a create in flight: what the exit paths end. */
+export function liveRegistries(): LaunchRegistry[] {
+  return [...live];
+}
+
+/** Observes the leases and creates of every registry, present and future. Returns the unsubscribe. */
+export function observeRegistries(observer: RegistryObserver): () => void {
+  everywhere.add(observer);
+  return () => everywhere.delete(observer);
 }

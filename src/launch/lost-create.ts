@@ -9,8 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 import { isApiError, isConnectionError, isTimeoutError } from '../http/errors.js';
-import { createdHere, type InFlightCreate, inFlightCreates } from './creates-in-flight.js';
+import type { InFlightCreate } from './creates-in-flight.js';
 import { LaunchError } from './errors.js';
+import { defaultRegistry, liveRegistries } from './launch-registry.js';
 import { knownIds, recordEnded } from './ledger.js';
 import { isOrphanOf } from './orphan-match.js';
 
@@ -61,16 +62,18 @@ export async function reconcile(
   how: { waitForOthers: boolean; looks: 1 | 2 },
 ): Promise<string[]> {
   const { api, intent } = create;
-  // Let this process's other creates finish, so their sessions count as known.
+  // Let this process's other creates (every client's) finish, so their sessions count as known.
   if (how.waitForOthers) {
-    const others = [...inFlightCreates.values()].filter((c) => c !== create);
+    const others = liveRegistries()
+      .flatMap((registry) => registry.creates())
+      .filter((c) => c !== create);
     await Promise.allSettled(others.map((c) => c.call));
   }
   const ended: string[] = [];
   const match = { sinceMs: Date.parse(intent.at), targeting: intent.targeting };
   for (let look = 0; look < how.looks; look++) {
     if (look > 0) await sleep(RECHECK_AFTER_MS);
-    const known = new Set([...knownIds(), ...createdHere, ...ended]);
+    const known = new Set([...knownIds(), ...createdHereAnywhere(), ...ended]);
     const orphans = (await listRunning(api)).filter((s) => isOrphanOf(s, match, known));
     await Promise.all(
       orphans.map((s) =>
@@ -84,6 +87,12 @@ export async function reconcile(
   }
   if (ended.length) debug(`reconciled: ended ${ended.join(', ')}`);
   return ended;
+}
+
+/** Ids a create handed any client of this process (the ledger has them too, unless unwritable). */
+function createdHereAnywhere(): string[] {
+  const registries = new Set([defaultRegistry, ...liveRegistries()]);
+  return [...registries].flatMap((registry) => [...registry.created]);
 }
 
 function listRunning(api: BrowserApi) {

@@ -3,31 +3,38 @@
  * close(), asyncDispose, 'disconnected', exit hooks and the watchdog ask for it. A DELETE that
  * fails leaves the session this process's job: it stays active (exit hooks and the watchdog
  * still end it), the ledger marks it `delete-failed` (reap ends those by default), and the
- * next release() tries again.
+ * next release() tries again. Active leases are kept in their client's registry
+ * (launch-registry.ts).
  */
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 import { isNotFoundError } from '../http/errors.js';
 import { LaunchError } from './errors.js';
+import {
+  type LaunchRegistry,
+  type Lease,
+  liveRegistries,
+  observeRegistries,
+  registryOf,
+} from './launch-registry.js';
 import { recordCreated, recordDeleteFailed, recordDeleting, recordEnded } from './ledger.js';
 
 const debug = createDebug('launch');
 
-/** Every lease not yet released in this process: exit hooks and the watchdog work from it. */
-export const activeLeases: Set<SessionLease> = new Set();
-
-type LeaseListener = (lease: SessionLease, event: 'opened' | 'closed') => void;
-const listeners = new Set<LeaseListener>();
-
-/** Observes leases opening and closing (the watchdog mirrors them). Returns the unsubscribe. */
-export function onLeaseChange(listener: LeaseListener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/**
+ * Observes leases opening and closing on every client (the watchdog mirrors them). Returns the
+ * unsubscribe.
+ */
+export function onLeaseChange(
+  listener: (lease: Lease, event: 'opened' | 'closed') => void,
+): () => void {
+  return observeRegistries({ lease: listener });
 }
 
-export class SessionLease {
+export class SessionLease implements Lease {
   readonly id: string;
   readonly api: BrowserApi;
+  readonly #registry: LaunchRegistry;
   #release: Promise<void> | undefined;
   #kept = false;
   #onReleased: (() => void)[] = [];
@@ -35,9 +42,14 @@ export class SessionLease {
   constructor(api: BrowserApi, id: string) {
     this.api = api;
     this.id = id;
-    activeLeases.add(this);
+    this.#registry = registryOf(api);
     recordCreated(id, api.origin);
-    for (const l of listeners) l(this, 'opened');
+    this.#registry.addLease(this);
+  }
+
+  /** True until the session is deleted or kept: the exit hooks and the watchdog still end it. */
+  get active(): boolean {
+    return this.#registry.hasLease(this);
   }
 
   /** True once release() or keep() was called. */
@@ -94,25 +106,30 @@ export class SessionLease {
   }
 
   #forget(): void {
-    if (!activeLeases.delete(this)) return;
-    for (const l of listeners) l(this, 'closed');
+    this.#registry.removeLease(this);
   }
 }
 
-/** Deletes every active session of this process (exit paths). Never throws. */
-export async function releaseAll(): Promise<void> {
-  await Promise.allSettled([...activeLeases].map((lease) => lease.release()));
+/**
+ * Deletes every active session of the given registries (default: every client's in this
+ * process, the exit paths). Never throws.
+ */
+export async function releaseAll(registries: LaunchRegistry[] = liveRegistries()): Promise<void> {
+  const leases = registries.flatMap((registry) => registry.leases());
+  await Promise.allSettled(leases.map((lease) => lease.release()));
 }
 
 /** Calls `slot.release()` once `lease` is released or kept (it is then no longer ours). */
 export function releaseWhenSettled(lease: SessionLease, slot: { release(): void }): void {
-  if (!activeLeases.has(lease)) {
+  if (!lease.active) {
     slot.release();
     return;
   }
-  const unsubscribe = onLeaseChange((changed, event) => {
-    if (changed !== lease || event !== 'closed') return;
-    unsubscribe();
-    slot.release();
+  const unsubscribe = registryOf(lease.api).observe({
+    lease(changed, event) {
+      if (changed !== lease || event !== 'closed') return;
+      unsubscribe();
+      slot.release();
+    },
   });
 }

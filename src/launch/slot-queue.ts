@@ -1,11 +1,13 @@
 /**
- * This process's own view of each account's concurrent-session limit, so launches beyond it
- * wait here instead of each asking the service and sleeping a full Retry-After. The limit is
+ * A client's own view of each account's concurrent-session limit, so launches beyond it wait
+ * here instead of each asking the service and sleeping a full Retry-After. The limit is
  * learned from a 429's body (`limit`, browser-api.md); a launch that got one waits for a
- * session of this process to end (the moment a slot is surely free) and then tries again at
- * once; one that arrives while this process holds the limit queues without asking at all.
- * Sessions of other processes are invisible here, so every wait also ends after the service's
- * Retry-After: the queue saves requests and time, never correctness.
+ * session of this client to end (the moment a slot is surely free) and then tries again at
+ * once; one that arrives while this client holds the limit queues without asking at all.
+ * Sessions of other clients and processes are invisible here, so every wait also ends after the
+ * service's Retry-After: the queue saves requests and time, never correctness. Each registry
+ * (launch-registry.ts) holds one AccountSlots per account; launches without an `api` share the
+ * default registry's, as they shared one queue per process before.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallScope } from '../http/call-options.js';
@@ -19,10 +21,10 @@ interface Waiter {
   grant(): void;
 }
 
-class AccountSlots {
+export class AccountSlots {
   /** The service's limit as its last 429 said; unknown until then. */
   limit: number | undefined;
-  /** Creates in flight plus live sessions of this process on this account. */
+  /** Creates in flight plus live sessions of this client on this account. */
   held = 0;
   /**
    * Whether the last 429 counted sessions that are not ours (`current_usage` above what we
@@ -47,45 +49,23 @@ class AccountSlots {
   get full(): boolean {
     return this.limit !== undefined && this.held >= this.limit;
   }
-}
 
-const accounts = new Map<string, AccountSlots>();
-
-function slotsOf(account: string): AccountSlots {
-  let slots = accounts.get(account);
-  if (!slots) {
-    slots = new AccountSlots();
-    accounts.set(account, slots);
+  /** Remembers what a 429 said: the account's `limit`, and whether `current_usage` is all ours. */
+  learn(limit: number | undefined, currentUsage: number | undefined): void {
+    if (typeof limit === 'number' && Number.isInteger(limit) && limit > 0) this.limit = limit;
+    this.othersHold = currentUsage === undefined || currentUsage > this.held || this.held === 0;
   }
-  return slots;
-}
-
-/** Remembers what a 429 said: the account's `limit`, and whether `current_usage` is all ours. */
-export function learnLimit(
-  account: string,
-  limit: number | undefined,
-  currentUsage: number | undefined,
-): void {
-  const slots = slotsOf(account);
-  if (typeof limit === 'number' && Number.isInteger(limit) && limit > 0) slots.limit = limit;
-  slots.othersHold = currentUsage === undefined || currentUsage > slots.held || slots.held === 0;
-}
-
-/** Whether a slot of `account` can free up without this process seeing it (see othersHold). */
-export function othersHold(account: string): boolean {
-  return accounts.get(account)?.othersHold ?? true;
 }
 
 /**
- * Takes a slot for a create. `queue`: while this process holds the learned limit, wait (in
+ * Takes a slot for a create. `queue`: while this client holds the learned limit, wait (in
  * order) for one of its sessions to end, or at most `fallbackMs`, bounded by the launch's
  * scope. Without `queue` (a pre-warm) the slot is taken at once.
  */
 export async function takeSlot(
-  account: string,
+  slots: AccountSlots,
   options: { queue: boolean; fallbackMs: number; scope: CallScope; what: string },
 ): Promise<Slot> {
-  const slots = slotsOf(account);
   if (options.queue && (slots.full || slots.waiters.length > 0)) {
     const fallback = slots.othersHold ? options.fallbackMs : untilDeadline(options.scope);
     await waitForTurn(slots, fallback, options.scope, options.what);
@@ -93,27 +73,17 @@ export async function takeSlot(
   return slots.take();
 }
 
-/**
- * After a 429: waits until one of this process's sessions on the account ends, or at most
- * `fallbackMs` (the Retry-After: other processes' sessions end unseen), bounded by the scope.
- * Resolves true when woken by a session of ours ending.
- */
-export function waitAfterRefusal(
-  account: string,
-  fallbackMs: number,
-  scope: CallScope,
-  what: string,
-): Promise<boolean> {
-  return waitForTurn(slotsOf(account), fallbackMs, scope, what);
-}
-
 /** The time left in `scope` (capped to what a timer can hold: no deadline waits for a wake-up). */
 export function untilDeadline(scope: CallScope): number {
   return Math.min(scope.deadline - Date.now(), 2 ** 31 - 1);
 }
 
-/** Resolves true when woken by a session of ours ending, false after `fallbackMs`. */
-async function waitForTurn(
+/**
+ * Waits until one of this client's sessions on the account ends, or at most `fallbackMs` (the
+ * Retry-After after a 429: other clients' sessions end unseen), bounded by the scope. Resolves
+ * true when woken by a session of ours ending, false after `fallbackMs`.
+ */
+export async function waitForTurn(
   slots: AccountSlots,
   fallbackMs: number,
   scope: CallScope,
@@ -135,9 +105,4 @@ async function waitForTurn(
     const at = slots.waiters.indexOf(waiter);
     if (at >= 0) slots.waiters.splice(at, 1);
   }
-}
-
-/** Creates in flight and live sessions of this process on `account`. */
-export function heldBy(account: string): number {
-  return accounts.get(account)?.held ?? 0;
 }

@@ -1,15 +1,15 @@
 /**
  * Waiting for a free session slot after a 429 on create: the service created nothing, so trying
- * again is safe. Waits until a session of this process on the account ends (slot-queue.ts), or
- * per Retry-After (else the SLOT_WAIT backoff) for slots other processes free, bounded by the
- * launch's deadline and signal.
+ * again is safe. Waits until a session of this client on the account ends (slot-queue.ts), or
+ * per Retry-After (else the SLOT_WAIT backoff) for slots other clients and processes free,
+ * bounded by the launch's deadline and signal.
  */
 import type { CallScope } from '../http/call-options.js';
 import { createDebug } from '../http/debug.js';
 import type { RateLimitError } from '../http/errors.js';
 import { retryDelay, SLOT_WAIT } from '../http/retry-policy.js';
 import { LaunchError } from './errors.js';
-import { heldBy, learnLimit, othersHold, untilDeadline, waitAfterRefusal } from './slot-queue.js';
+import { type AccountSlots, untilDeadline, waitForTurn } from './slot-queue.js';
 
 const debug = createDebug('launch');
 
@@ -19,16 +19,16 @@ export async function waitForSlot(
   attempt: number,
   scope: CallScope,
   what: string,
-  account: string,
+  slots: AccountSlots,
 ): Promise<void> {
-  learnLimit(account, error.limit, error.currentUsage);
+  slots.learn(error.limit, error.currentUsage);
   // When every session counted is ours, only one of ours ending frees a slot: wait for that.
-  const wait = othersHold(account)
+  const wait = slots.othersHold
     ? (retryDelay(attempt, error.retryAfterMs, SLOT_WAIT) ?? Number.POSITIVE_INFINITY)
     : Number.POSITIVE_INFINITY;
   const left = untilDeadline(scope);
   // A session of ours may end before the Retry-After does: then it is worth waiting for.
-  const ours = heldBy(account);
+  const ours = slots.held;
   const stayedFull = () =>
     new LaunchError(
       `${what}: the account's concurrent-session limit (${error.limit ?? '?'}) stayed full until the launch timed out`,
@@ -39,6 +39,6 @@ export async function waitForSlot(
     `session limit reached (${error.currentUsage}/${error.limit}, ${ours} of them this process's); ` +
       `waiting for one of ours to end, at most ${Math.round(Math.min(wait, left))}ms`,
   );
-  const woken = await waitAfterRefusal(account, Math.min(wait, left - 1), scope, what);
+  const woken = await waitForTurn(slots, Math.min(wait, left - 1), scope, what);
   if (!woken && wait > left) throw stayedFull();
 }

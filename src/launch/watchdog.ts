@@ -1,16 +1,18 @@
 /**
  * Opt-in watchdog: a detached child process that deletes this process's sessions, and
  * reconciles its creates in flight, if this process dies without cleaning up (SIGKILL, OOM),
- * when exit hooks cannot run.
+ * when exit hooks cannot run. One per process (it watches the process, not a client): it
+ * mirrors the leases and creates of every client's registry (launch-registry.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveBrowserConfig } from '../http/config.js';
-import { inFlightCreates, onCreateChange } from './creates-in-flight.js';
+import { onCreateChange } from './creates-in-flight.js';
+import { liveRegistries } from './launch-registry.js';
 import { ledgerPath } from './ledger.js';
-import { activeLeases, onLeaseChange } from './session-lease.js';
+import { onLeaseChange } from './session-lease.js';
 
 export interface WatchdogOptions {
   /** Browser service token. Default: `REMOTE_BROWSER_TOKEN`. */
@@ -70,8 +72,11 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
     at: string;
     targeting: object;
   }) => ({ intent, at, targeting });
-  for (const lease of activeLeases) send({ add: lease.id });
-  for (const create of inFlightCreates.values()) send({ intent: intentOf(create.intent) });
+  // What every client of this process holds now, then every change to it.
+  for (const registry of liveRegistries()) {
+    for (const lease of registry.leases()) send({ add: lease.id });
+    for (const create of registry.creates()) send({ intent: intentOf(create.intent) });
+  }
   const unsubscribeLeases = onLeaseChange((lease, event) =>
     send(event === 'opened' ? { add: lease.id } : { remove: lease.id }),
   );

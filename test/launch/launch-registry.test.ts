@@ -3,11 +3,14 @@ import { BrowserApi } from '../../src/browser-api/index.js';
 import {
   defaultRegistry,
   LaunchRegistry,
+  liveRegistries,
   ownClient,
   registryOf,
 } from '../../src/launch/launch-registry.js';
 import { clearPreflightCache, preflight } from '../../src/launch/preflight.js';
+import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { useFakeService } from './fake-service.js';
 
 let server: TestServer;
 const clients: BrowserApi[] = [];
@@ -52,5 +55,27 @@ describe('the launch registry', () => {
     await preflight(ownClient(client()), { country: 'de' }, true, 'launchRemote', call);
     await preflight(ownClient(client()), { country: 'de' }, true, 'launchRemote', call);
     expect(validations()).toHaveLength(3);
+  });
+});
+
+describe("a client's leases", () => {
+  const service = useFakeService('rb-registry-');
+
+  it('are kept by its own registry; the exit paths see every client that holds one', async () => {
+    const mine = service.api();
+    const other = service.api();
+    const a = new SessionLease(mine, service.createSession('').id);
+    const b = new SessionLease(other, service.createSession('').id);
+    expect(registryOf(mine).leases()).toEqual([a]);
+    expect(registryOf(other).leases()).toEqual([b]);
+    expect(liveRegistries()).toEqual(expect.arrayContaining([registryOf(mine), registryOf(other)]));
+    // Releasing one client's leases leaves the other's alone.
+    await releaseAll([registryOf(mine)]);
+    expect([a.active, b.active]).toEqual([false, true]);
+    expect(liveRegistries()).not.toContain(registryOf(mine));
+    await releaseAll();
+    expect(b.active).toBe(false);
+    expect(liveRegistries()).not.toContain(registryOf(other));
+    expect(service.running()).toEqual([]);
   });
 });

@@ -3,12 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
 import { openEntries } from '../../src/launch/ledger.js';
 import { openSession } from '../../src/launch/open-session.js';
-import {
-  activeLeases,
-  onLeaseChange,
-  releaseAll,
-  SessionLease,
-} from '../../src/launch/session-lease.js';
+import { onLeaseChange, releaseAll, SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { heldUntil, TOKEN, useFakeService } from './fake-service.js';
@@ -35,7 +30,7 @@ describe('SessionLease', () => {
     await lease.release();
     expect(service.calls('DELETE', DELETES)).toHaveLength(1);
     expect(released).toEqual([id]);
-    expect(activeLeases.has(lease)).toBe(false);
+    expect(lease.active).toBe(false);
     expect(openEntries().map((e) => e.id)).not.toContain(id);
   });
 
@@ -95,7 +90,7 @@ describe('SessionLease', () => {
     const api = service.api();
     const lease = new SessionLease(api, 'gone-1');
     await expect(lease.release()).resolves.toBeUndefined();
-    expect(activeLeases.has(lease)).toBe(false);
+    expect(lease.active).toBe(false);
     expect(openEntries().map((e) => e.id)).not.toContain('gone-1');
   });
 
@@ -108,7 +103,7 @@ describe('SessionLease', () => {
     await releaseAll();
     const deleted = service.calls('DELETE', DELETES).map((r) => r.url.split('/').pop());
     expect(deleted.sort()).toEqual([a.id, b.id].sort());
-    expect([a, b, kept].filter((lease) => activeLeases.has(lease))).toEqual([]);
+    expect([a, b, kept].filter((lease) => lease.active)).toEqual([]);
   });
 
   it('is settled only once release() or keep() was called', async () => {
@@ -140,10 +135,10 @@ describe('SessionLease', () => {
       await eventually(() => service.calls('DELETE', DELETES).length === 1, 5000, 'the DELETE');
       lease.keep();
       // Still this process's job until the DELETE answers: exit hooks must still see it.
-      expect(activeLeases.has(lease)).toBe(true);
+      expect(lease.active).toBe(true);
       hold.open();
       await closing;
-      expect(activeLeases.has(lease)).toBe(false);
+      expect(lease.active).toBe(false);
       // Observers hear it close once (not once per release(), keep() and forget).
       await lease.release();
       expect(events).toEqual(['closed']);
@@ -167,13 +162,13 @@ describe('SessionLease', () => {
     );
     expect(error.sessionId).toBe(lease.id);
     expect(error.cause).toBeInstanceOf(Error);
-    expect(activeLeases.has(lease)).toBe(true);
+    expect(lease.active).toBe(true);
     expect(openEntries().find((e) => e.id === lease.id)?.state).toBe('delete-failed');
     // The service recovers: the next release() sends a DELETE again.
     service.off('DELETE');
     await lease.release();
     expect(service.calls('DELETE', DELETES)).toHaveLength(2);
-    expect(activeLeases.has(lease)).toBe(false);
+    expect(lease.active).toBe(false);
   });
 
   it('after a double release, the watchdog of a SIGKILLed process ends only what is still held', async () => {

@@ -5,6 +5,8 @@
  * may run, so a launch that is not woken cannot pass) and without asking the service meanwhile.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserApi } from '../../src/browser-api/index.js';
+import { LaunchError } from '../../src/launch/errors.js';
 import { type OpenedSession, openSession } from '../../src/launch/open-session.js';
 import { json } from '../helpers/http-server.js';
 import { TOKEN, useFakeService } from './fake-service.js';
@@ -42,6 +44,8 @@ const launch = () =>
     { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
     'launchRemote',
   );
+const launchOn = (api: BrowserApi, timeout?: number) =>
+  openSession({ api, preflight: false, ...(timeout ? { timeout } : {}) }, 'launchRemote');
 const creates = () => service.calls('POST', CREATES).length;
 
 describe('the local slot queue', () => {
@@ -91,6 +95,28 @@ describe('the local slot queue', () => {
     expect(creates()).toBe(6);
     expect(service.calls('POST', CREATES).length).toBe(6);
     await Promise.all([dOpened.finish(), eOpened.finish()]);
+  });
+
+  it("is the client's own: another client on the same account knows nothing of it and asks", async () => {
+    const mine = service.api();
+    const a = await launchOn(mine);
+    const b = await launchOn(mine);
+    const refused = launchOn(mine); // teaches `mine` the limit: 2
+    await until(() => creates() === 3);
+    await a.finish();
+    const c = await refused;
+    expect(creates()).toBe(4);
+    // `mine` queues without asking; a new client asks, and with every session counted not its
+    // own and a Retry-After past its timeout, fails at once.
+    const queued = launchOn(mine);
+    const error = await launchOn(service.api(), 2000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LaunchError);
+    expect((error as Error).message).toContain('stayed full');
+    expect(creates()).toBe(5);
+    await b.finish();
+    const d = await queued;
+    expect(creates()).toBe(6);
+    await Promise.all([c.finish(), d.finish()]);
   });
 });
 
