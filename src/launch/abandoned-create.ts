@@ -9,12 +9,16 @@ import type { CallScope } from '../http/call-options.js';
 import { createDebug } from '../http/debug.js';
 import type { InFlightCreate } from './creates-in-flight.js';
 import { LaunchError } from './errors.js';
+import { registryOf } from './launch-registry.js';
 import { recordEnded } from './ledger.js';
 import { isLostCreate, reconcile } from './lost-create.js';
 
 const debug = createDebug('launch');
 
-/** Background clean-ups per client, so a client is closed only after them. */
+/**
+ * Background clean-ups per client, so a client is closed only after them. Per client, not per
+ * registry: the launches without `api` share a registry but each closes its own client.
+ */
 const cleanups = new WeakMap<BrowserApi, Set<Promise<unknown>>>();
 
 /** Resolves when every background clean-up started for `api` has settled. */
@@ -46,8 +50,8 @@ export function handOffAbandonedCreate(
     call.then(
       async (created) => {
         debug(`deleting session ${created.id}: its launch gave up while it was being created`);
-        await api.sessions.end(created.id, { timeout: 30_000 });
-        recordEnded(created.id);
+        const ended = await registryOf(api).endOnce(api, created.id, 30_000);
+        recordEnded(created.id, ended === 'gone' ? 'gone' : 'close');
       },
       async (late: unknown) => {
         if (!isLostCreate(late)) return create.settle();

@@ -3,11 +3,17 @@
  * still on the wire, of every client (each client's registry, launch-registry.ts). A create that
  * answers within the grace period has its session deleted; one that does not (or whose answer
  * was lost) is reconciled like a lost create; an intent that finds nothing while its create is
- * still pending stays open in the ledger for `reap`.
+ * still pending stays open in the ledger for `reap`. Each session gets one DELETE: the creates'
+ * reconciliations find the same running sessions, and a create answering meanwhile may return
+ * one of them, but every DELETE goes through the client's registry, which sends it once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isNotFoundError } from '../http/errors.js';
-import { type InFlightCreate, type LaunchRegistry, liveRegistries } from './launch-registry.js';
+import {
+  type InFlightCreate,
+  type LaunchRegistry,
+  liveRegistries,
+  registryOf,
+} from './launch-registry.js';
 import { recordEnded } from './ledger.js';
 import { isLostCreate, reconcile } from './lost-create.js';
 import { releaseAll } from './session-lease.js';
@@ -44,12 +50,13 @@ async function endCreate(create: InFlightCreate, graceMs: number): Promise<void>
   ]);
   timer.abort();
   if ('created' in outcome) {
-    await create.api.sessions.end(outcome.created, { timeout: 15_000 }).then(
-      () => recordEnded(outcome.created),
-      (e: unknown) => {
-        if (isNotFoundError(e)) recordEnded(outcome.created, 'gone');
-      },
-    );
+    const { api } = create;
+    await registryOf(api)
+      .endOnce(api, outcome.created, 15_000)
+      .then(
+        (ended) => recordEnded(outcome.created, ended === 'gone' ? 'gone' : 'close'),
+        () => undefined,
+      );
     return;
   }
   if ('error' in outcome && !isLostCreate(outcome.error)) return create.settle();

@@ -1,7 +1,8 @@
 /**
  * What launch/ remembers between calls, owned per BrowserApi (as Playwright's `Connection` owns
  * the objects it created) instead of per process: a client's cache, its creates on the wire,
- * its leases and its view of the account's session limit end with the client, and a test's own client starts clean without anyone clearing module state. One
+ * its leases, its view of the account's session limit and the sessions it has deleted end with
+ * the client, and a test's own client starts clean without anyone clearing module state. One
  * default instance serves the clients launch/ builds for itself (no `api` option), so launches
  * without a client still share all of it, as before.
  *
@@ -11,6 +12,7 @@
  * there while it does, so a session is ended on exit even if nothing else references its client.
  */
 import type { BrowserApi, Profile, SessionCreated } from '../browser-api/index.js';
+import { isNotFoundError } from '../http/errors.js';
 import type { PreflightIssue } from './errors.js';
 import type { CreateIntent } from './ledger.js';
 import { AccountSlots } from './slot-queue.js';
@@ -37,6 +39,9 @@ export interface RegistryObserver {
   create?(intent: CreateIntent, event: 'started' | 'settled'): void;
 }
 
+/** How a DELETE ended: the session was deleted, or had already ended (404). */
+export type Ended = 'deleted' | 'gone';
+
 export class LaunchRegistry {
   /** Preflight results by `origin key` (preflight.ts); a failed check is removed again. */
   readonly preflights = new Map<string, Promise<PreflightIssue[]>>();
@@ -47,6 +52,8 @@ export class LaunchRegistry {
   readonly #creates = new Map<string, InFlightCreate>();
   readonly #leases = new Set<Lease>();
   readonly #slots = new Map<string, AccountSlots>();
+  /** One DELETE per session: every path that ends one (lease, exit, reconcile) shares it. */
+  readonly #ends = new Map<string, Promise<Ended>>();
   readonly #observers = new Set<RegistryObserver>();
 
   /** Creates not yet settled. */
@@ -97,6 +104,28 @@ export class LaunchRegistry {
       this.#slots.set(account, slots);
     }
     return slots;
+  }
+
+  /**
+   * Sends `DELETE /sessions/{id}` once for this client, however many paths ask (a close(), the
+   * exit hooks, a reconciliation that found it, the hand-off of an abandoned create): a second
+   * caller shares the first one's answer. A failed DELETE is forgotten, so the next call retries.
+   */
+  endOnce(api: BrowserApi, id: string, timeoutMs: number): Promise<Ended> {
+    const key = `${api.origin} ${id}`;
+    let ending = this.#ends.get(key);
+    if (!ending) {
+      ending = api.sessions.end(id, { timeout: timeoutMs }).then(
+        (): Ended => 'deleted',
+        (error: unknown): Ended => {
+          if (isNotFoundError(error)) return 'gone';
+          this.#ends.delete(key);
+          throw error;
+        },
+      );
+      this.#ends.set(key, ending);
+    }
+    return ending;
   }
 
   /** Observes this registry's leases and creates. Returns the unsubscribe. */

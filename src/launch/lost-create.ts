@@ -11,7 +11,7 @@ import { createDebug } from '../http/debug.js';
 import { isApiError, isConnectionError, isTimeoutError } from '../http/errors.js';
 import type { InFlightCreate } from './creates-in-flight.js';
 import { LaunchError } from './errors.js';
-import { defaultRegistry, liveRegistries } from './launch-registry.js';
+import { defaultRegistry, liveRegistries, registryOf } from './launch-registry.js';
 import { knownIds, recordEnded } from './ledger.js';
 import { isOrphanOf } from './orphan-match.js';
 
@@ -75,12 +75,16 @@ export async function reconcile(
     if (look > 0) await sleep(RECHECK_AFTER_MS);
     const known = new Set([...knownIds(), ...createdHereAnywhere(), ...ended]);
     const orphans = (await listRunning(api)).filter((s) => isOrphanOf(s, match, known));
+    // Through the registry: another create's reconciliation that finds the same one, or the
+    // exit hooks ending what its create returned, share this DELETE.
     await Promise.all(
       orphans.map((s) =>
-        api.sessions.end(s.id, { timeout: 15_000 }).then(
-          () => recordEnded(s.id, 'reap'),
-          () => undefined,
-        ),
+        registryOf(api)
+          .endOnce(api, s.id, 15_000)
+          .then(
+            () => recordEnded(s.id, 'reap'),
+            () => undefined,
+          ),
       ),
     );
     ended.push(...orphans.map((s) => s.id));

@@ -8,7 +8,6 @@
  */
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
-import { isNotFoundError } from '../http/errors.js';
 import { LaunchError } from './errors.js';
 import {
   type LaunchRegistry,
@@ -87,18 +86,17 @@ export class SessionLease implements Lease {
   async #delete(): Promise<void> {
     recordDeleting(this.id);
     try {
-      await this.api.sessions.end(this.id, { timeout: 30_000 });
-      debug(`session ${this.id} deleted`);
+      // A gone session (404) counts as deleted.
+      if ((await this.#registry.endOnce(this.api, this.id, 30_000)) === 'deleted')
+        debug(`session ${this.id} deleted`);
     } catch (error) {
-      if (!isNotFoundError(error)) {
-        recordDeleteFailed(this.id);
-        throw new LaunchError(
-          `session ${this.id} is still running: deleting it failed (${(error as Error).message}). ` +
-            `close() again to retry, or end it with \`remote-browser sessions end ${this.id}\` ` +
-            '(`remote-browser sessions reap` ends every session whose delete failed)',
-          { cause: error, sessionId: this.id },
-        );
-      }
+      recordDeleteFailed(this.id);
+      throw new LaunchError(
+        `session ${this.id} is still running: deleting it failed (${(error as Error).message}). ` +
+          `close() again to retry, or end it with \`remote-browser sessions end ${this.id}\` ` +
+          '(`remote-browser sessions reap` ends every session whose delete failed)',
+        { cause: error, sessionId: this.id },
+      );
     }
     recordEnded(this.id);
     this.#forget();
