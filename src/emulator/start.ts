@@ -76,87 +76,29 @@ export async function startWithParts(
   options: ResolvedOptions,
   parts: EmulatorParts,
 ): Promise<EmulatorHandle> {
-  const { clock, store, faults, dataDir, removeDataDir } = await createState(options);
+  const state = await createState(options);
   let origin = '';
   const log: ServerDeps['log'] = (level, message) => options.logger(level, redact(message));
-
-  const browser = createBrowserService({
-    ...parts,
-    options,
-    clock,
-    store,
-    dataDir,
-    origin: () => origin,
-    log,
-  });
-  const account = createAccountService({
-    clock,
-    accounts: accountDirectory(store),
-    options: options.account,
-  });
-  if (!parts.runtime.recordingsAvailable) {
-    log('warn', `recordings are off: ${parts.runtime.recordingsOffReason ?? 'ffmpeg not found'}`);
-  }
-  const defaults = store.createAccount({ purchased: true });
-  const defaultAccountId = defaults.account.id;
-
-  const reset = async () => {
-    await browser.endAll('emulator_reset');
-    faults.clear();
-    clock.resetOffset();
-    store.clear(new Set([defaultAccountId]));
-    await browser.clearFiles();
-    account.reset();
-  };
-  const router = mountServices(browser, account, {
-    admin: adminModule(
-      {
-        store,
-        clock,
-        faults,
-        runtime: parts.runtime,
-        defaultAccountId,
-        addSyntheticRecording: browser.addSyntheticRecording,
-      },
-      reset,
-    ),
-  });
+  const services = createServices(options, parts, state, { origin: () => origin, log });
+  const defaults = state.store.createAccount({ purchased: true });
+  const admin = adminFor(parts, state, services, defaults.account.id);
   const server = createEmulatorServer(
     {
-      faults,
+      faults: state.faults,
       log,
       origin: () => origin,
-      handleHttp: browser.handleHttp,
-      handleUpgrade: browser.handleUpgrade,
+      handleHttp: services.browser.handleHttp,
+      handleUpgrade: services.browser.handleUpgrade,
     },
-    router,
+    mountServices(services, admin),
   );
-  let listening: Listening;
-  try {
-    listening = await listenBehindNetwork(server, options);
-  } catch (error) {
-    server.close();
-    clock.cancelAll();
-    await removeDataDir();
-    throw error;
-  }
+  const listening = await listenOrUndo(server, options, state);
   origin = listening.origin;
   log(
     'info',
     `emulator listening on ${origin}${options.network.rttMs > 0 ? ` (modelled RTT ${options.network.rttMs} ms)` : ''}`,
   );
-
-  const close = once(async () => {
-    await browser.endAll('emulator_closed');
-    await account.idle();
-    await parts.runtime.shutdown();
-    clock.cancelAll();
-    await listening.front?.close();
-    server.closeAllConnections();
-    await new Promise<void>((done) => server.close(() => done()));
-    await removeDataDir();
-  });
-
+  const close = closeOnce(parts, state, services, server, listening);
   return {
     url: origin,
     browserUrl: origin,
@@ -168,6 +110,94 @@ export async function startWithParts(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+interface Services {
+  browser: BrowserService;
+  account: ReturnType<typeof createAccountService>;
+}
+
+/** Both services over the one state; says so when recordings are off (no ffmpeg). */
+function createServices(
+  options: ResolvedOptions,
+  parts: EmulatorParts,
+  { clock, store, dataDir }: State,
+  { origin, log }: Pick<BrowserServiceDeps, 'origin' | 'log'>,
+): Services {
+  const browser = createBrowserService({ ...parts, options, clock, store, dataDir, origin, log });
+  const account = createAccountService({
+    clock,
+    accounts: accountDirectory(store),
+    options: options.account,
+  });
+  if (!parts.runtime.recordingsAvailable) {
+    log('warn', `recordings are off: ${parts.runtime.recordingsOffReason ?? 'ffmpeg not found'}`);
+  }
+  return { browser, account };
+}
+
+/** The admin API, with a reset that keeps only the default account. */
+function adminFor(
+  parts: EmulatorParts,
+  { store, clock, faults }: State,
+  { browser, account }: Services,
+  defaultAccountId: string,
+): ReturnType<typeof adminModule> {
+  const reset = async () => {
+    await browser.endAll('emulator_reset');
+    faults.clear();
+    clock.resetOffset();
+    store.clear(new Set([defaultAccountId]));
+    await browser.clearFiles();
+    account.reset();
+  };
+  return adminModule(
+    {
+      store,
+      clock,
+      faults,
+      runtime: parts.runtime,
+      defaultAccountId,
+      addSyntheticRecording: browser.addSyntheticRecording,
+    },
+    reset,
+  );
+}
+
+/** Listens; a failure (a port in use) leaves no timer and no data dir behind. */
+async function listenOrUndo(
+  server: Server,
+  options: ResolvedOptions,
+  state: State,
+): Promise<Listening> {
+  try {
+    return await listenBehindNetwork(server, options);
+  } catch (error) {
+    server.close();
+    state.clock.cancelAll();
+    await state.removeDataDir();
+    throw error;
+  }
+}
+
+/** Ends every session, then stops everything in the order the parts depend on; runs once. */
+function closeOnce(
+  parts: EmulatorParts,
+  state: State,
+  { browser, account }: Services,
+  server: Server,
+  listening: Listening,
+): () => Promise<void> {
+  return once(async () => {
+    await browser.endAll('emulator_closed');
+    await account.idle();
+    await parts.runtime.shutdown();
+    state.clock.cancelAll();
+    await listening.front?.close();
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
+    await state.removeDataDir();
+  });
 }
 
 interface State {
@@ -207,9 +237,8 @@ function once(run: () => Promise<void>): () => Promise<void> {
 
 /** Every service on the one origin, each under its own prefix; a new service is one more line. */
 function mountServices(
-  browser: BrowserService,
-  account: ReturnType<typeof createAccountService>,
-  { admin }: { admin: ReturnType<typeof adminModule> },
+  { browser, account }: Services,
+  admin: ReturnType<typeof adminModule>,
 ): Router {
   const router = new Router();
   router.mount(browser.routes);
