@@ -3,47 +3,32 @@
  * every outcome of a create still on the wire when the process goes away, and the leases a
  * finishing create opens meanwhile. (The child-process exit tests cover the hooks themselves.)
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
-import { beginCreate, inFlightCreates } from '../../src/launch/creates-in-flight.js';
+import { beginCreate } from '../../src/launch/creates-in-flight.js';
 import { endEverything } from '../../src/launch/exit-cleanup.js';
+import { liveRegistries, registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath, openEntries, openIntents } from '../../src/launch/ledger.js';
-import { activeLeases, releaseAll, SessionLease } from '../../src/launch/session-lease.js';
+import { SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { type FakeService, startFakeService } from './fake-service.js';
+import { useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-const previousCache = process.env.REMOTE_BROWSER_CACHE_DIR;
+const service = useFakeService('rb-exit-cleanup-');
 const SESSIONS = /^\/sessions$/;
 const ONE = /^\/sessions\/[^/]+$/;
 const BODY = { country: 'us' };
 let releaseHeld: () => void = () => {};
 
-beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-exit-cleanup-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-});
-afterAll(() => {
-  if (previousCache === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
-  else process.env.REMOTE_BROWSER_CACHE_DIR = previousCache;
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  service = await startFakeService();
-});
+// Before the service closes: no create left on the wire, where the next test's endEverything()
+// (which walks every client's registry) would find it.
 afterEach(async () => {
   releaseHeld();
-  for (const create of [...inFlightCreates.values()]) {
+  for (const create of liveRegistries().flatMap((registry) => registry.creates())) {
     await create.call.catch(() => undefined);
     create.settle();
   }
-  await releaseAll();
-  await service.close();
 });
 
 /** A create on the wire, sent as create-session.ts sends it. */
@@ -108,7 +93,7 @@ describe('endEverything() with a create still on the wire', () => {
     await endEverything(10_000);
     expect(service.calls('GET', SESSIONS)).toHaveLength(0);
     expect(openIntents()).toEqual([]);
-    expect(inFlightCreates.has(create.intent.intent)).toBe(false);
+    expect(registryOf(api).creates()).not.toContain(create);
   });
 
   it('reconciles a lost create (502 after the service made the session): the session is ended and the intent settled', async () => {
@@ -147,7 +132,7 @@ describe('endEverything() with a create still on the wire', () => {
     await endEverything(50);
     expect(service.running()).toEqual([other]);
     expect(openIntents()).toEqual([]);
-    expect(inFlightCreates.has(create.intent.intent)).toBe(false);
+    expect(registryOf(api).creates()).not.toContain(create);
   });
 
   it('leaves two pending creates that found nothing open in the ledger for reap, without waiting on each other', async () => {
@@ -175,8 +160,8 @@ describe('endEverything() and leases', () => {
     const late = create.call.then(({ id }) => new SessionLease(api, id));
     await endEverything(10_000);
     const lease = await late;
-    expect(activeLeases.has(open)).toBe(false);
-    expect(activeLeases.has(lease)).toBe(false);
+    expect(open.active).toBe(false);
+    expect(lease.active).toBe(false);
     expect(service.running()).toEqual([]);
   });
 });
