@@ -41,16 +41,6 @@ export async function runEmulatorForeground(
   signals: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM'],
 ): Promise<{ handle: EmulatorHandle; closed: Promise<void>; stop(): Promise<void> }> {
   const handle = await startEmulator(options);
-  const state = await handle.admin.state();
-  io.stdout(`# remote-browser emulator ${state.version} on ${handle.url}`);
-  if (!state.recordingsAvailable) {
-    io.stdout(`# recordings are off: ${state.recordingsOffReason ?? 'ffmpeg not found'}`);
-  }
-  const model = modelLine(options);
-  if (model) io.stdout(model);
-  for (const line of exportLines(handle)) io.stdout(line);
-  io.stdout('# Ctrl-C stops the emulator and every browser it started');
-
   let markClosed!: () => void;
   const closed = new Promise<void>((done) => {
     markClosed = done;
@@ -66,6 +56,18 @@ export async function runEmulatorForeground(
     return stopping;
   };
   const onSignal = () => void stop();
+  // Before the first line: whoever reads "Ctrl-C stops the emulator" may press it at once, and
+  // Node's default would kill the process with its Chromium and temp dirs.
   for (const signal of signals) process.on(signal, onSignal);
+
+  const state = await handle.admin.state();
+  io.stdout(`# remote-browser emulator ${state.version} on ${handle.url}`);
+  if (!state.recordingsAvailable) {
+    io.stdout(`# recordings are off: ${state.recordingsOffReason ?? 'ffmpeg not found'}`);
+  }
+  const model = modelLine(options);
+  if (model) io.stdout(model);
+  for (const line of exportLines(handle)) io.stdout(line);
+  io.stdout('# Ctrl-C stops the emulator and every browser it started');
   return { handle, closed, stop };
 }

@@ -31,4 +31,22 @@ describe('runEmulatorForeground', () => {
     await run.closed;
     await expect(fetch(`${run.handle.url}/_emulator/state`)).rejects.toThrow();
   });
+
+  it('handles Ctrl-C before it prints a line: a user may press it as soon as the lines appear', async () => {
+    const before = process.listenerCount('SIGUSR2');
+    let atFirstLine: number | undefined;
+    const run = await runEmulatorForeground(
+      { ffmpegPath: false },
+      {
+        stdout: () => {
+          atFirstLine ??= process.listenerCount('SIGUSR2');
+        },
+      },
+      ['SIGUSR2'],
+    );
+    expect(atFirstLine).toBe(before + 1);
+    process.kill(process.pid, 'SIGUSR2');
+    await run.closed;
+    expect(process.listenerCount('SIGUSR2')).toBe(before);
+  });
 });
