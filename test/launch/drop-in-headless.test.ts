@@ -4,28 +4,16 @@
  * service hands out a cdp_url nothing listens on, so each launch then fails to connect and
  * deletes its session; only the create body matters here.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { resetIgnoredWarnings } from '../../src/launch/drop-in-options.js';
 import { chromium } from '../../src/playwright/index.js';
 import { puppeteer } from '../../src/puppeteer/index.js';
-import { type FakeService, startFakeService } from './fake-service.js';
+import { useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-beforeEach(async () => {
-  service = await startFakeService();
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-headless-'));
-  vi.stubEnv('REMOTE_BROWSER_CACHE_DIR', cacheDir);
+const service = useFakeService('rb-headless-');
+beforeEach(() => {
   resetIgnoredWarnings();
-});
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await service.close();
-  rmSync(cacheDir, { recursive: true, force: true });
 });
 
 type Remote = { api: BrowserApi; preflight: false };

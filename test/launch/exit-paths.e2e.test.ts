@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,10 +8,10 @@ import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js'
 import { reapSessions } from '../../src/launch/reap.js';
 import { withEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/pages.js';
+import { type ChildScript, runChildScript } from './child-script.js';
 
 let emu: EmulatorHandle;
 let cacheDir: string;
-const child = new URL('../fixtures/launch-child.ts', import.meta.url).pathname;
 
 beforeAll(async () => {
   emu = await startEmulator();
@@ -27,7 +27,7 @@ interface Child {
   sessionId: string;
   token: string;
   output: () => string;
-  exited: Promise<{ code: number | null; signal: string | null }>;
+  exited: ChildScript['exited'];
 }
 
 async function runChild(
@@ -35,36 +35,26 @@ async function runChild(
   lib: 'playwright' | 'puppeteer' = 'playwright',
 ): Promise<Child> {
   const account = await emu.admin.createAccount({});
-  const proc = spawn(process.execPath, ['--import', 'tsx', child], {
-    env: {
-      ...process.env,
-      CHILD_MODE: mode,
-      CHILD_LIB: lib,
-      REMOTE_BROWSER_URL: emu.url,
-      REMOTE_BROWSER_TOKEN: account.token,
-      REMOTE_BROWSER_PROXY_PASSWORD: account.proxyPassword,
-      REMOTE_BROWSER_CACHE_DIR: cacheDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const {
+    child: proc,
+    output,
+    exited,
+  } = runChildScript('launch-child.ts', {
+    CHILD_MODE: mode,
+    CHILD_LIB: lib,
+    REMOTE_BROWSER_URL: emu.url,
+    REMOTE_BROWSER_TOKEN: account.token,
+    REMOTE_BROWSER_PROXY_PASSWORD: account.proxyPassword,
+    REMOTE_BROWSER_CACHE_DIR: cacheDir,
   });
-  let out = '';
-  proc.stdout?.on('data', (d) => {
-    out += d;
-  });
-  proc.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
-  );
   await eventually(
-    () => /session (\S+)/.test(out) || proc.exitCode !== null,
+    () => /session (\S+)/.test(output()) || proc.exitCode !== null,
     60_000,
     'the child to launch',
   );
-  const sessionId = /session (\S+)/.exec(out)?.[1];
-  if (!sessionId) throw new Error(`child failed: ${out}`);
-  return { proc, sessionId, token: account.token, output: () => out, exited };
+  const sessionId = /session (\S+)/.exec(output())?.[1];
+  if (!sessionId) throw new Error(`child failed: ${output()}`);
+  return { proc, sessionId, token: account.token, output, exited };
 }
 
 async function isRunning({

@@ -2,7 +2,7 @@
  * The paths on which a session used to leak (issue 11 §2), against a scripted service on a real
  * loopback server, with real child processes for the exit paths.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LaunchError } from '../../src/launch/errors.js';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
@@ -12,6 +12,7 @@ import { reapSessions } from '../../src/launch/reap.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
+import { runChildScript } from './child-script.js';
 import { TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-leaks-');
@@ -47,26 +48,13 @@ function holdCreates(): void {
 }
 
 function runChild(mode: string) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL('../fixtures/session-child.ts', import.meta.url).pathname],
-    {
-      env: { ...process.env, CHILD_MODE: mode, CHILD_URL: service.origin, CHILD_TOKEN: TOKEN },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
+  const run = runChildScript('session-child.ts', {
+    CHILD_MODE: mode,
+    CHILD_URL: service.origin,
+    CHILD_TOKEN: TOKEN,
   });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, exited, output: () => out };
+  children.push(run.child);
+  return run;
 }
 
 describe('a create in flight when the process goes away', () => {

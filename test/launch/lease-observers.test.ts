@@ -3,41 +3,15 @@
  * started/settled events the out-of-process guard mirrors, a slot handed back when its lease
  * ends, and the ledger's and debug channel's record of how a session ended.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
 import { beginCreate, onCreateChange } from '../../src/launch/creates-in-flight.js';
 import { ledgerPath } from '../../src/launch/ledger.js';
-import {
-  onLeaseChange,
-  releaseAll,
-  releaseWhenSettled,
-  SessionLease,
-} from '../../src/launch/session-lease.js';
-import { type FakeService, startFakeService } from './fake-service.js';
+import { onLeaseChange, releaseWhenSettled, SessionLease } from '../../src/launch/session-lease.js';
+import { useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-const previousCache = process.env.REMOTE_BROWSER_CACHE_DIR;
-
-beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-observers-'));
-  process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-});
-afterAll(() => {
-  if (previousCache === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
-  else process.env.REMOTE_BROWSER_CACHE_DIR = previousCache;
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-beforeEach(async () => {
-  service = await startFakeService();
-});
-afterEach(async () => {
-  await releaseAll();
-  await service.close();
-});
+const service = useFakeService('rb-observers-');
 
 function endedLines(id: string): { by?: string }[] {
   return readFileSync(ledgerPath(), 'utf8')

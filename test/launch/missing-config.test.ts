@@ -3,27 +3,18 @@
  * request: a newcomer who sets the URL and the token must not learn about the proxy password
  * only from the session create, after a preflight on the wire (issue 16).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isConfigurationError } from '../../src/http/errors.js';
 import { launchRemote } from '../../src/playwright/index.js';
 import { launchRemote as launchPuppeteer } from '../../src/puppeteer/index.js';
-import { type FakeService, startFakeService, TOKEN } from './fake-service.js';
+import { TOKEN, useFakeService } from './fake-service.js';
 
-let service: FakeService;
-let cacheDir: string;
-beforeEach(async () => {
-  service = await startFakeService();
-  cacheDir = mkdtempSync(join(tmpdir(), 'rb-missing-config-'));
-  vi.stubEnv('REMOTE_BROWSER_CACHE_DIR', cacheDir);
+const service = useFakeService('rb-missing-config-');
+beforeEach(() => {
   for (const name of ['URL', 'TOKEN', 'PROXY_PASSWORD']) vi.stubEnv(`REMOTE_BROWSER_${name}`, '');
 });
-afterEach(async () => {
+afterEach(() => {
   vi.unstubAllEnvs();
-  await service.close();
-  rmSync(cacheDir, { recursive: true, force: true });
 });
 
 describe('a launch with missing configuration', () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
 import { openEntries } from '../../src/launch/ledger.js';
@@ -6,6 +5,7 @@ import { openSession } from '../../src/launch/open-session.js';
 import { onLeaseChange, releaseAll, SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
+import { runChildScript } from './child-script.js';
 import { heldUntil, TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-lease-');
@@ -174,33 +174,17 @@ describe('SessionLease', () => {
   it('after a double release, the watchdog of a SIGKILLed process ends only what is still held', async () => {
     const first = service.createSession('').id;
     const second = service.createSession('').id;
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', new URL('../fixtures/lease-child.ts', import.meta.url).pathname],
-      {
-        env: {
-          ...process.env,
-          LEASE_CHILD_URL: service.origin,
-          LEASE_CHILD_TOKEN: TOKEN,
-          LEASE_CHILD_IDS: `${first},${second}`,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
+    const { child, output, exited } = runChildScript('lease-child.ts', {
+      LEASE_CHILD_URL: service.origin,
+      LEASE_CHILD_TOKEN: TOKEN,
+      LEASE_CHILD_IDS: `${first},${second}`,
     });
-    child.stderr?.on('data', (d) => {
-      out += d;
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
     await eventually(
-      () => out.includes('released') || child.exitCode !== null,
+      () => output().includes('released') || child.exitCode !== null,
       15_000,
       'the child',
     );
-    expect(out).toContain('released');
+    expect(output()).toContain('released');
     child.kill('SIGKILL');
     await exited;
     await eventually(
