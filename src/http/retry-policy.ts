@@ -86,6 +86,9 @@ const NOT_SENT_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
   'UND_ERR_CONNECT_TIMEOUT',
+  // A TLS handshake that failed (https:// against a plain-HTTP server): no request was written.
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
 ]);
 
 export function errorCode(error: unknown): string | undefined {

@@ -192,7 +192,7 @@ export class Transport {
           if (delay === undefined || Date.now() + delay > scope.deadline) {
             const hint = connectionHint(this.service, this.origin, error);
             throw new ConnectionError(
-              `${spec.what}: ${method} ${logPath} failed without a response: ${(error as Error).message}` +
+              `${spec.what}: ${method} ${logPath} failed without a response: ${socketReason(error)}` +
                 (neverSent ? '' : ' (the service may have received the request)') +
                 (hint ? `. ${hint}` : ''),
               { cause: error, requestSent: !neverSent, hint },
@@ -358,4 +358,15 @@ function parseBody(text: string): unknown {
   } catch {
     return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
   }
+}
+
+/**
+ * The socket error in one line: OpenSSL's multi-line record (`…:SSL routines:ssl3_get_record:wrong
+ * version number:../deps/…:350:`) becomes its reason, so the hint that follows is what stands out.
+ */
+function socketReason(error: unknown): string {
+  const message = String((error as Error)?.message ?? error);
+  const ssl = /SSL routines:[^:]*:([^:]+):/.exec(message);
+  if (ssl) return `TLS handshake failed: ${ssl[1]}`;
+  return (message.split('\n')[0] ?? message).trim();
 }

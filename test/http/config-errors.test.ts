@@ -109,6 +109,11 @@ describe('configuration errors', () => {
     expect(String(error)).toContain(
       `does not speak TLS: use ${server.origin} in REMOTE_BROWSER_URL`,
     );
+    // One line, OpenSSL's record reduced to its reason; the handshake failed, so nothing was sent.
+    expect(String(error)).not.toContain('\n');
+    expect(String(error)).toContain('TLS handshake failed: wrong version number.');
+    expect(String(error)).not.toMatch(/may have received the request/);
+    expect(error.requestSent).toBe(false);
   });
 
   it('says the URL is not the API when a route every deployment has answers 404', async () => {

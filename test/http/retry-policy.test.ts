@@ -45,6 +45,9 @@ describe('retryDelay', () => {
   it('knows which connection errors mean the request never left', () => {
     expect(wasNeverSent(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(wasNeverSent(new Error('x', { cause: { code: 'ENOTFOUND' } }))).toBe(true);
+    expect(wasNeverSent(new Error('x', { cause: { code: 'ERR_SSL_WRONG_VERSION_NUMBER' } }))).toBe(
+      true,
+    );
     expect(wasNeverSent(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBe(false);
     expect(wasNeverSent(new Error('x'))).toBe(false);
   });
