@@ -106,8 +106,8 @@ describe('runtime dependencies load on first use (built package)', () => {
     expect(
       loadedAtImport(
         'remote-browser/playwright',
-        "const e = await mod.launchRemote({ sessionTimeout: -1 }).catch((e) => e);\n" +
-          "if (!/sessionTimeout/.test(String(e?.message))) { console.log(String(e)); process.exit(3); }",
+        'const e = await mod.launchRemote({ sessionTimeout: -1 }).catch((e) => e);\n' +
+          'if (!/sessionTimeout/.test(String(e?.message))) { console.log(String(e)); process.exit(3); }',
       ),
     ).toEqual(['zod']);
   });
