@@ -29,4 +29,30 @@ describe('documentation references', () => {
     );
     expect(broken).toEqual([]);
   });
+
+  it('every #anchor of a link between documents names a heading there', () => {
+    const broken = DOCS.flatMap((doc) =>
+      [...readFileSync(join(ROOT, doc), 'utf8').matchAll(/\]\(([^)#:\s]*\.md)?#([^)\s]+)\)/g)]
+        .filter((m) => {
+          const target = m[1] ? join(ROOT, dirname(doc), m[1]) : join(ROOT, doc);
+          return existsSync(target) && !anchorsOf(target).has(m[2] as string);
+        })
+        .map((m) => `${doc}: ${m[1] ?? ''}#${m[2]}`),
+    );
+    expect(broken).toEqual([]);
+  });
 });
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens (code fences skipped). */
+function anchorsOf(file: string): Set<string> {
+  const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  return new Set(
+    [...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
+      (m[1] as string)
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    ),
+  );
+}
