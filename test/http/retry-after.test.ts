@@ -23,6 +23,10 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Saturday, 21-Nov-26 10:01:00 GMT', now)).toBe(60_000);
   });
 
+  it('never reads a negative value as a date, though Date.parse would take it', () => {
+    expect(parseRetryAfter('-1 Jan 2027', now)).toBeUndefined();
+  });
+
   it('never reads a value without a weekday or month name as a date', () => {
     expect(parseRetryAfter('2026/11/21 10:00:30', now)).toBeUndefined();
     expect(parseRetryAfter('10 30', now)).toBeUndefined();
