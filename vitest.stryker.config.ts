@@ -11,6 +11,8 @@ export default defineConfig({
       'test/browser-api/**/*.test.ts',
       'test/launch/**/*.test.ts',
       'test/emulator/browser-service/**/*.test.ts',
+      // The admin API's reset and close end every session through the lifecycle's endAll().
+      'test/emulator/admin.test.ts',
     ],
     exclude: ['test/**/*.e2e.test.ts', 'test/contract/**', 'test/package/**', 'node_modules/**'],
     // Child-process tests (exit paths) take seconds each on a loaded 2-core machine.
