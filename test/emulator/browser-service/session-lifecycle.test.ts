@@ -39,6 +39,8 @@ describe('a profile with store_cache', () => {
     const second = await create({ profile_id: profile.id });
     expect(second.status).toBe(409);
     expect(second.body.error).toContain(`in use by running session ${first.body.data.id}`);
+    // A refused create must not release the claim of the session that holds the profile.
+    expect((await create({ profile_id: profile.id })).status).toBe(409);
     // A profile without store_cache is not locked to one session.
     const plain = (await api('POST', '/profiles', { body: { name: 'plain' } })).body.data;
     expect((await create({ profile_id: plain.id })).status).toBe(200);
