@@ -44,16 +44,19 @@ describe('examples', () => {
   const runs = new Map<string, Run>();
 
   // The examples are independent processes: run them AT_ONCE at a time, then check each below.
-  beforeAll(async () => {
-    requireFreshDist();
-    const queue = [...examples];
-    const lane = async () => {
-      for (let file = queue.shift(); file; file = queue.shift()) {
-        runs.set(file, await runExample(file));
-      }
-    };
-    await Promise.all(Array.from({ length: AT_ONCE }, lane));
-  }, TIMEOUT_MS * Math.ceil(examples.length / AT_ONCE) + 30_000);
+  beforeAll(
+    async () => {
+      requireFreshDist();
+      const queue = [...examples];
+      const lane = async () => {
+        for (let file = queue.shift(); file; file = queue.shift()) {
+          runs.set(file, await runExample(file));
+        }
+      };
+      await Promise.all(Array.from({ length: AT_ONCE }, lane));
+    },
+    TIMEOUT_MS * Math.ceil(examples.length / AT_ONCE) + 30_000,
+  );
 
   it.each(examples)('examples/%s runs to completion against the emulator', (file) => {
     const r = runs.get(file);
