@@ -296,9 +296,12 @@ test('exits its worker', async ({ page }) => {
       'playwright.config.ts': configFile({ remote: { sessionScope: 'test' } }),
       'a.spec.ts': `import { test } from 'remote-browser/test';
 
+// Ctrl-C comes as soon as the session runs; the timeouts only keep a slow start (a loaded CI
+// machine took over 30 s) from ending the test before it does.
+test.describe.configure({ timeout: 180_000 });
 test('runs long', async ({ page }) => {
   await page.goto('about:blank');
-  await page.waitForTimeout(60_000);
+  await page.waitForTimeout(170_000);
 });
 `,
     });
