@@ -3,13 +3,15 @@
  * `script`), none through a pipe, the modules `--help` loads, and Ctrl-C during `run`.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const tempDir = useTempDirs();
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../dist/cli.js');
@@ -28,7 +30,7 @@ beforeAll(async () => {
     REMOTE_BROWSER_URL: emu.browserUrl,
     REMOTE_BROWSER_TOKEN: emu.token,
     REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
-    REMOTE_BROWSER_CACHE_DIR: await mkdtemp(join(tmpdir(), 'cli-bin-')),
+    REMOTE_BROWSER_CACHE_DIR: await tempDir('cli-bin-'),
     TERM: 'xterm-256color',
   };
 });
@@ -73,7 +75,7 @@ describe('the built bin', () => {
   });
 
   it('ends the session of `run` when the bin itself gets SIGINT', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'cli-sigint-'));
+    const dir = await tempDir('cli-sigint-');
     const file = join(dir, 'id');
     const script = `require('fs').writeFileSync(${JSON.stringify(file)}, process.env.REMOTE_BROWSER_SESSION_ID); setInterval(() => {}, 1000)`;
     const bin: ChildProcess = spawn(

@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 import { type FakeIoOptions, runCli } from './cli-io.js';
+
+const tempDir = useTempDirs();
 
 const ESC = '\u001b';
 let emu: EmulatorHandle;
@@ -18,10 +20,10 @@ beforeAll(async () => {
     REMOTE_BROWSER_URL: emu.browserUrl,
     REMOTE_BROWSER_TOKEN: emu.token,
     REMOTE_BROWSER_PROXY_PASSWORD: emu.proxyPassword,
-    REMOTE_BROWSER_CACHE_DIR: await mkdtemp(join(tmpdir(), 'cli-cache-')),
+    REMOTE_BROWSER_CACHE_DIR: await tempDir('cli-cache-'),
   };
   api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
-  dir = await mkdtemp(join(tmpdir(), 'cli-out-'));
+  dir = await tempDir('cli-out-');
 });
 afterAll(async () => {
   await api?.close();

@@ -1,10 +1,12 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 import { runCli } from './cli-io.js';
+
+const tempDir = useTempDirs();
 
 let emu: EmulatorHandle;
 let env: Record<string, string>;
@@ -97,7 +99,7 @@ describe('emulator command', () => {
   });
 
   it('runs a command with the credentials exported, writes them with --write-env, passes the exit code', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'cli-emu-'));
+    const dir = await tempDir('cli-emu-');
     const seen = join(dir, 'seen.json');
     const script = `const e=process.env; require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({url: e.REMOTE_BROWSER_URL, token: e.REMOTE_BROWSER_TOKEN, key: e.REMOTE_BROWSER_API_KEY})); process.exit(3)`;
     const r = await runCli(
@@ -121,7 +123,7 @@ describe('emulator command', () => {
 
 describe('doctor', () => {
   it('checks the services and says when the token expires at the latest', async () => {
-    const cache = await mkdtemp(join(tmpdir(), 'cli-doctor-'));
+    const cache = await tempDir('cli-doctor-');
     const r = await runCli(['doctor', '--json'], { ...env, REMOTE_BROWSER_CACHE_DIR: cache });
     const { checks } = JSON.parse(r.out) as {
       checks: { name: string; status: string; detail: string }[];
