@@ -124,6 +124,28 @@ describe('recordings.downloadWhenPublished', () => {
 });
 
 describe('recordings.download', () => {
+  it('fails the download, leaving no file, when onProgress throws', async () => {
+    f.server.respond(
+      storage(
+        () => [recording('r1', 'a', future())],
+        () => true,
+      ),
+    );
+    const error = await f.api.sessions.recordings
+      .download(
+        's-9',
+        { dir },
+        {
+          onProgress: () => {
+            throw new Error('progress callback broke');
+          },
+        },
+      )
+      .catch((e: unknown) => e);
+    expect(String((error as Error).message)).toMatch(/progress callback broke/);
+    expect((await readdir(dir)).filter((name) => name.includes('s-9-'))).toEqual([]);
+  });
+
   it('streams each recording to <sessionId>-<recordingId>.<ext> with progress, without an auth header', async () => {
     f.server.respond(
       storage(

@@ -176,7 +176,12 @@ async function save(
   const counted = () =>
     response.body.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      options.onProgress?.({ recordingId: recording.id, receivedBytes: bytes, totalBytes });
+      try {
+        options.onProgress?.({ recordingId: recording.id, receivedBytes: bytes, totalBytes });
+      } catch (error) {
+        // As when the count was a pipeline stage: a throwing callback fails the download.
+        response.body.destroy(error as Error);
+      }
     });
   const result = { recordingId: recording.id, recording, contentType };
   if ('stream' in target) {
