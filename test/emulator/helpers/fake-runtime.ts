@@ -41,6 +41,12 @@ export interface FakeRuntimeControl {
    * it resolves. Hold it to see what the control plane does while a recording is encoding.
    */
   encode: (sessionId: string) => Promise<void>;
+  /** Launches begun (counted before the launch delay), to start a create while another launches. */
+  launchesStarted: number;
+  /** Where each recording is written, as `<recordingDir>/<session id>.webm`. */
+  recordingDir: string;
+  /** Every debugger address opened (`GET /sessions/{id}/connection`), and whether it was closed. */
+  debuggerAddresses: { sessionId: string; closed: boolean }[];
 }
 
 export function okActions(): PageActions {
@@ -66,6 +72,9 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
     failNextLaunch: false,
     launchDelayMs: 25,
     encode: async () => {},
+    launchesStarted: 0,
+    recordingDir: dir,
+    debuggerAddresses: [],
   };
   let nextPid = 100_000;
   const runtime: BrowserRuntime = {
@@ -77,6 +86,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
     },
     chromiumPath: '/fake/chromium',
     async launch(spec) {
+      control.launchesStarted++;
       await new Promise((resolve) => setTimeout(resolve, control.launchDelayMs));
       if (control.failNextLaunch) {
         control.failNextLaunch = false;
@@ -140,7 +150,16 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
       handleUpgrade: () => false,
       handleHttp: () => false,
       cdpUrl: (id, token) => `${publicOrigin().replace('http', 'ws')}/cdp/${id}?token=${token}`,
-      openDebuggerAddress: async () => ({ address: '127.0.0.1:1', close: async () => {} }),
+      openDebuggerAddress: async (sessionId) => {
+        const opened = { sessionId, closed: false };
+        control.debuggerAddresses.push(opened);
+        return {
+          address: '127.0.0.1:1',
+          close: async () => {
+            opened.closed = true;
+          },
+        };
+      },
     }),
     createLiveView: () => ({
       handleHttp: () => false,
