@@ -1,9 +1,8 @@
 /**
  * The paths on which a session used to leak (issue 11 §2), against a scripted service on a real
- * loopback server, with real child processes for the exit paths.
+ * loopback server. The exit paths, which need a real child process, are in leak-paths.child.test.ts.
  */
-import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LaunchError } from '../../src/launch/errors.js';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
 import { openEntries, openIntents } from '../../src/launch/ledger.js';
@@ -11,21 +10,11 @@ import { openSession } from '../../src/launch/open-session.js';
 import { reapSessions } from '../../src/launch/reap.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
-import { eventually } from '../helpers/pages.js';
-import { runChildScript } from './child-script.js';
 import { TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-leaks-');
 const SESSIONS = /^\/sessions$/;
 const ONE = /^\/sessions\/[^/]+$/;
-const children: ChildProcess[] = [];
-let releaseHeld: () => void = () => {};
-
-// Before the service closes: no child left, and no create held on the wire.
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  releaseHeld();
-});
 
 const options = () => ({
   baseUrl: service.origin,
@@ -34,28 +23,6 @@ const options = () => ({
   preflight: false as const,
   country: 'us',
 });
-
-/** The service creates the session, then holds its answer until the test ends. */
-function holdCreates(): void {
-  const held = new Promise<void>((resolve) => {
-    releaseHeld = resolve;
-  });
-  service.on('POST', SESSIONS, async (req, res) => {
-    service.createSession(req.body);
-    await held;
-    res.socket?.destroy();
-  });
-}
-
-function runChild(mode: string) {
-  const run = runChildScript('session-child.ts', {
-    CHILD_MODE: mode,
-    CHILD_URL: service.origin,
-    CHILD_TOKEN: TOKEN,
-  });
-  children.push(run.child);
-  return run;
-}
 
 describe('a create in flight when the process goes away', () => {
   it('writes the intent (targeting and time) to the ledger before the request leaves', async () => {
@@ -72,51 +39,6 @@ describe('a create in flight when the process goes away', () => {
     expect(openIntents()).toEqual([]);
     await opened.finish();
   });
-
-  it('SIGINT with installExitHooks ends the session of a create still on the wire', async () => {
-    holdCreates();
-    const run = runChild('hooks');
-    await eventually(() => service.calls('POST', SESSIONS).length === 1, 20_000, 'the create');
-    run.child.kill('SIGINT');
-    expect((await run.exited).signal).toBe('SIGINT');
-    expect(service.running()).toEqual([]);
-  });
-
-  it('SIGKILL with the watchdog: the watchdog reconciles the create still on the wire', async () => {
-    holdCreates();
-    const run = runChild('watchdog');
-    await eventually(() => service.calls('POST', SESSIONS).length === 1, 20_000, 'the create');
-    run.child.kill('SIGKILL');
-    await run.exited;
-    await eventually(() => service.running().length === 0, 20_000, 'the watchdog to end it');
-  });
-
-  it('SIGKILL without hooks: reap reconciles the intent the dead process left', async () => {
-    holdCreates();
-    const run = runChild('');
-    await eventually(() => service.calls('POST', SESSIONS).length === 1, 20_000, 'the create');
-    run.child.kill('SIGKILL');
-    await run.exited;
-    const [leaked] = service.running();
-    expect(leaked).toBeDefined();
-    const result = await reapSessions({ api: service.api() });
-    expect(result.ended).toEqual([leaked?.id]);
-    expect(service.running()).toEqual([]);
-    expect(openIntents().filter((i) => i.pid === run.child.pid)).toEqual([]);
-  });
-});
-
-describe('exit hooks on uncaught errors', () => {
-  for (const kind of ['uncaught', 'rejection'] as const) {
-    it(`${kind}: deletes the session, then prints the error and exits 1 as Node would`, async () => {
-      const run = runChild(`hooks ${kind}`);
-      const { code } = await run.exited;
-      const id = /session (\S+)/.exec(run.output())?.[1] ?? '(none)';
-      expect(code).toBe(1);
-      expect(run.output()).toContain(`boom-${kind}`);
-      expect(service.sessions.get(id)?.status).toBe('ended');
-    });
-  }
 });
 
 describe('a gateway error after the service created the session', () => {
