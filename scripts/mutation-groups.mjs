@@ -13,6 +13,7 @@ const GROUPS = {
     'src/launch/session-lease.ts',
     'src/launch/creates-in-flight.ts',
     'src/launch/exit-cleanup.ts',
+    'src/launch/launch-registry.ts',
   ],
   retry: ['src/http/retry-policy.ts', 'src/http/retry-after.ts', 'src/http/redact.ts'],
   lifecycle: [
