@@ -1,6 +1,7 @@
 /** Per-call `{ signal, timeout }`, merged into one signal and one deadline. */
-import { setTimeout as sleep } from 'node:timers/promises';
+
 import { AbortError, RequestValidationError, TimeoutError } from './errors.js';
+import { sleep } from './node-builtins.js';
 
 export interface CallOptions {
   /** Aborts the call (and any retry or rate-limit wait). */

@@ -3,10 +3,9 @@
  * `util.inspect`, `console.log` and `JSON.stringify` (the `body` of an API error is what the
  * service sent, which may echo a request).
  */
-import { inspect } from 'node:util';
+import type { inspect } from 'node:util';
+import { INSPECT_CUSTOM, nodeUtil } from './node-builtins.js';
 import { redact, redactValue } from './redact.js';
-
-const inspectCustom = inspect.custom;
 
 export class RemoteBrowserError extends Error {
   override name = 'RemoteBrowserError';
@@ -27,7 +26,11 @@ export class RemoteBrowserError extends Error {
     >;
   }
 
-  [inspectCustom](depth: number, options: object, inspectFn: typeof inspect = inspect): string {
+  [INSPECT_CUSTOM](
+    depth: number,
+    options: object,
+    inspectFn: typeof inspect = nodeUtil().inspect,
+  ): string {
     const stack = redact(this.stack ?? `${this.name}: ${this.message}`);
     const details = this.details();
     if (this.cause !== undefined) details.cause = this.cause;

@@ -5,7 +5,8 @@
  * redacted. Every hidden value is also registered with `redact()`, so a copy that ends up in
  * an error message or a log line is removed there too.
  */
-import { inspect } from 'node:util';
+import type { inspect } from 'node:util';
+import { INSPECT_CUSTOM, nodeUtil } from './node-builtins.js';
 import { REDACTED, registerSecret } from './redact.js';
 
 /** How each hidden field prints: a function of its real value. */
@@ -42,8 +43,13 @@ export function hideFields<T extends object>(value: T, masks: FieldMasks): T {
       configurable: true,
       writable: true,
     },
-    [inspect.custom]: {
-      value(this: object, _depth: number, options: object, inspectFn: typeof inspect = inspect) {
+    [INSPECT_CUSTOM]: {
+      value(
+        this: object,
+        _depth: number,
+        options: object,
+        inspectFn: typeof inspect = nodeUtil().inspect,
+      ) {
         return inspectFn(printable(this, masks), options);
       },
       enumerable: false,

@@ -5,14 +5,14 @@
  * from an entry is a stand-in that builds the real one on its first property access, so
  * `SessionSchema.parse(x)` works as before.
  */
-import { createRequire } from 'node:module';
 import type * as Zod from 'zod';
+import { nodeModule } from './node-builtins.js';
 
 let loaded: typeof Zod.z | undefined;
 
 /** The `z` namespace, loaded synchronously on first call (schemas are used synchronously). */
 export function zod(): typeof Zod.z {
-  loaded ??= (createRequire(import.meta.url)('zod') as typeof Zod).z;
+  loaded ??= (nodeModule().createRequire(import.meta.url)('zod') as typeof Zod).z;
   return loaded;
 }
 

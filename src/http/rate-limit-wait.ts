@@ -4,9 +4,10 @@
  * run while it waits. It is bounded by the caller's signal and by the client's
  * `maxRateLimitWaitMs`, and says so when it gives up.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+
 import { reasonText } from './call-options.js';
 import { AbortError, TimeoutError } from './errors.js';
+import { sleep } from './node-builtins.js';
 import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
 
 export class RateLimitWait {

@@ -12,8 +12,9 @@
  * keeps a slot busy until the response is in, and counts its window from then: the response
  * comes after the arrival, so the service's window has always ended when the slot is free again.
  */
-import { setTimeout as sleepTimer } from 'node:timers/promises';
+
 import { AbortError, RequestValidationError } from './errors.js';
+import { sleep as sleepTimer } from './node-builtins.js';
 
 export interface RateLimiterOptions {
   /** Requests allowed in any window (a positive integer). */

@@ -5,8 +5,8 @@
  * create's outcome is known (a session id, or nothing created, or a reconciliation done). They
  * are kept in the client's registry (launch-registry.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { BrowserApi, SessionCreated, SessionCreateParams } from '../browser-api/index.js';
+import { nodeCrypto } from '../http/node-builtins.js';
 import { type InFlightCreate, observeRegistries, registryOf } from './launch-registry.js';
 import { type CreateIntent, recordCreated, recordCreateSettled, recordCreating } from './ledger.js';
 import { targetingOf } from './orphan-match.js';
@@ -31,7 +31,7 @@ export function beginCreate(
 ): InFlightCreate {
   const registry = registryOf(api);
   const intent: CreateIntent = {
-    intent: randomUUID(),
+    intent: nodeCrypto().randomUUID(),
     origin: api.origin,
     pid: process.pid,
     at: new Date().toISOString(),

@@ -7,7 +7,7 @@
  * reconciliations find the same running sessions, and a create answering meanwhile may return
  * one of them, but every DELETE goes through the client's registry, which sends it once.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../http/node-builtins.js';
 import {
   type InFlightCreate,
   type LaunchRegistry,

@@ -10,7 +10,7 @@
  * mark themselves with COOPERATIVE: they are not "the host", or each would wait for the other
  * and Ctrl-C would never end the process.
  */
-import { inspect } from 'node:util';
+import { nodeUtil } from '../http/node-builtins.js';
 import { endEverything } from './exit-cleanup.js';
 
 /** Shared by every signal handler that re-raises itself when no host handler is left. */
@@ -73,7 +73,7 @@ export function installExitHooks(options: ExitHookOptions = {}): () => void {
     void bounded().finally(() => {
       if (hostHandles) return;
       uninstall();
-      process.stderr.write(`${inspect(error)}\n`);
+      process.stderr.write(`${nodeUtil().inspect(error)}\n`);
       process.exit(1);
     });
   });

@@ -12,9 +12,7 @@
  * and time, settled when the create answers; an intent left open by a dead process is
  * reconciled like a lost create.
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { nodeFs, nodeOs, nodePath } from '../http/node-builtins.js';
 
 export type OpenState = 'running' | 'deleting' | 'delete-failed';
 export type EndedBy = 'close' | 'watchdog' | 'reap' | 'kept' | 'gone';
@@ -47,6 +45,8 @@ type LedgerLine =
 
 /** `REMOTE_BROWSER_CACHE_DIR`, else the platform's cache dir + `/remote-browser`. */
 export function cacheDir(env: Record<string, string | undefined> = process.env): string {
+  const { join } = nodePath();
+  const homedir = () => nodeOs().homedir();
   if (env.REMOTE_BROWSER_CACHE_DIR) return env.REMOTE_BROWSER_CACHE_DIR;
   if (process.platform === 'win32' && env.LOCALAPPDATA)
     return join(env.LOCALAPPDATA, 'remote-browser');
@@ -55,13 +55,13 @@ export function cacheDir(env: Record<string, string | undefined> = process.env):
 }
 
 export function ledgerPath(): string {
-  return join(cacheDir(), 'sessions.jsonl');
+  return nodePath().join(cacheDir(), 'sessions.jsonl');
 }
 
 function append(line: LedgerLine): void {
   try {
-    mkdirSync(cacheDir(), { recursive: true });
-    appendFileSync(ledgerPath(), `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    nodeFs().mkdirSync(cacheDir(), { recursive: true });
+    nodeFs().appendFileSync(ledgerPath(), `${JSON.stringify(line)}\n`, { mode: 0o600 });
   } catch {
     // The ledger is a safety net: a read-only home must not fail a launch.
   }
@@ -96,7 +96,7 @@ export function recordCreateSettled(intent: string): void {
 function readLines(): LedgerLine[] {
   let text: string;
   try {
-    text = readFileSync(ledgerPath(), 'utf8');
+    text = nodeFs().readFileSync(ledgerPath(), 'utf8');
   } catch {
     return [];
   }
@@ -148,7 +148,9 @@ export function openIntents(): CreateIntent[] {
 export function knownIds(): Set<string> {
   try {
     const ids = new Set<string>();
-    for (const m of readFileSync(ledgerPath(), 'utf8').matchAll(/"id":"([^"]+)"/g))
+    for (const m of nodeFs()
+      .readFileSync(ledgerPath(), 'utf8')
+      .matchAll(/"id":"([^"]+)"/g))
       ids.add(m[1] as string);
     return ids;
   } catch {
@@ -166,7 +168,7 @@ export function compact(): void {
   }
   for (const intent of intents.values()) lines.push({ op: 'creating', ...intent });
   try {
-    writeFileSync(ledgerPath(), lines.map((l) => `${JSON.stringify(l)}\n`).join(''), {
+    nodeFs().writeFileSync(ledgerPath(), lines.map((l) => `${JSON.stringify(l)}\n`).join(''), {
       mode: 0o600,
     });
   } catch {

@@ -5,10 +5,11 @@
  * about and that match the requested targeting are ended, looking twice to catch a create the
  * service finishes late.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 import { isApiError, isConnectionError, isTimeoutError } from '../http/errors.js';
+import { sleep } from '../http/node-builtins.js';
 import type { InFlightCreate } from './creates-in-flight.js';
 import { LaunchError } from './errors.js';
 import { defaultRegistry, liveRegistries, registryOf } from './launch-registry.js';

@@ -4,9 +4,9 @@
  * service origin and config in the client's registry (launch-registry.ts) for its life; a
  * failed call is not cached.
  */
-import { createHash } from 'node:crypto';
 import type { BrowserApi, ValidationResult } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
+import { nodeCrypto } from '../http/node-builtins.js';
 import { PreflightError, type PreflightIssue } from './errors.js';
 import { defaultRegistry, registryOf } from './launch-registry.js';
 import { toValidateParams, type WireSessionFields } from './to-wire.js';
@@ -29,7 +29,7 @@ export function preflightKey(wire: WireSessionFields, mode: true | 'strict'): st
   const checked: Record<string, string> = { ...toValidateParams(wire) };
   if (mode === 'strict' && typeof wire.city === 'string') checked.city = wire.city;
   const text = JSON.stringify([mode, Object.entries(checked).sort()]);
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return nodeCrypto().createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /** Checks the targeting (cached per origin and key); throws a PreflightError listing every issue. */

@@ -9,8 +9,9 @@
  * (launch-registry.ts) holds one AccountSlots per account; launches without an `api` share the
  * default registry's, as they shared one queue per process before.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { CallScope } from '../http/call-options.js';
+import { sleep } from '../http/node-builtins.js';
 
 /** One taken slot: a create in flight, then the session it made. Release exactly once. */
 export interface Slot {

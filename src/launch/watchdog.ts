@@ -4,11 +4,9 @@
  * when exit hooks cannot run. One per process (it watches the process, not a client): it
  * mirrors the leases and creates of every client's registry (launch-registry.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { resolveBrowserConfig } from '../http/config.js';
+import { nodeChildProcess, nodeFs, nodePath, nodeUrl } from '../http/node-builtins.js';
 import { onCreateChange } from './creates-in-flight.js';
 import { liveRegistries } from './launch-registry.js';
 import { ledgerPath } from './ledger.js';
@@ -31,10 +29,11 @@ export interface Watchdog {
 let running: Watchdog | undefined;
 
 function childScript(): { command: string; args: string[] } {
-  const here = dirname(fileURLToPath(import.meta.url));
+  const { dirname, join } = nodePath();
+  const here = dirname(nodeUrl().fileURLToPath(import.meta.url));
   // Built package: dist/watchdog.js beside the entry. From source (tests): the .ts file via tsx.
   for (const file of [join(here, 'watchdog.js'), join(here, '..', 'watchdog.js')]) {
-    if (existsSync(file)) return { command: process.execPath, args: [file] };
+    if (nodeFs().existsSync(file)) return { command: process.execPath, args: [file] };
   }
   return { command: process.execPath, args: ['--import', 'tsx', join(here, 'watchdog-child.ts')] };
 }
@@ -44,7 +43,7 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
   if (running) return running;
   const config = resolveBrowserConfig(options);
   const { command, args } = childScript();
-  const child: ChildProcess = spawn(command, args, {
+  const child: ChildProcess = nodeChildProcess().spawn(command, args, {
     detached: true,
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     env: {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireFreshDist } from '../helpers/fresh-dist.js';
@@ -120,6 +121,55 @@ describe('runtime dependencies load on first use (built package)', () => {
         "if (mod.SessionStatusSchema.parse('running') !== 'running') process.exit(3);",
       ),
     ).toEqual(['zod']);
+  });
+});
+
+// Issue 14 (P6): Node built-ins that only a call needs are taken at that call
+// (src/http/node-builtins.ts): crypto, child_process and the stream modules loaded dozens of
+// Node's internal modules at import, half of what importing the Puppeteer entry cost. Checked
+// in a fresh Node by the modules it has loaded (process.moduleLoadList), after the import and
+// again after a call that needs them.
+const CALL_TIME_BUILTINS = ['crypto', 'child_process', 'stream/promises', 'net'];
+
+function builtinsLoaded(entry: string, after = '', env: Record<string, string> = {}): string[] {
+  const code =
+    `const mod = await import(${JSON.stringify(entry)});\n${after}\n` +
+    'console.log(JSON.stringify(process.moduleLoadList));';
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: resolve('.'),
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+  if (run.status !== 0) throw new Error(run.stderr);
+  const loaded = new Set(JSON.parse(run.stdout) as string[]);
+  return CALL_TIME_BUILTINS.filter((name) => loaded.has(`NativeModule ${name}`));
+}
+
+describe('Node built-ins a call needs load at that call (built package)', () => {
+  beforeAll(() => requireFreshDist());
+
+  for (const entry of ['remote-browser', 'remote-browser/playwright', 'remote-browser/puppeteer']) {
+    it(`${entry} loads none of ${CALL_TIME_BUILTINS.join(', ')} at import`, () => {
+      expect(builtinsLoaded(entry)).toEqual([]);
+    });
+  }
+
+  // Control: the check sees them once a call uses them (the ledger's intent id needs crypto).
+  it('remote-browser/puppeteer loads node:crypto when a launch records its create intent', () => {
+    // The intent goes to the ledger: a cache dir of the test's own, removed after.
+    const cache = mkdtempSync(join(tmpdir(), 'rb-builtins-'));
+    try {
+      expect(
+        builtinsLoaded(
+          'remote-browser/puppeteer',
+          // Nothing listens on port 9 of loopback: the create fails after its intent is recorded.
+          "await mod.launchRemote({ baseUrl: 'http://127.0.0.1:9', token: 't', proxyPassword: 'p', preflight: false, timeout: 2000 }).catch(() => {});",
+          { REMOTE_BROWSER_CACHE_DIR: cache },
+        ),
+      ).toContain('crypto');
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
 

@@ -5,14 +5,16 @@
  * or a 403/404/410 from the storage host) is replaced by listing again, once per recording.
  * `transport.stream` sends no Authorization header to a signed URL.
  */
-import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { type CallOptions, callScope } from '../../http/call-options.js';
 import { isApiError, RemoteBrowserError } from '../../http/errors.js';
+import {
+  nodeCrypto,
+  nodeFs,
+  nodeFsPromises,
+  nodePath,
+  nodeStreamPromises,
+} from '../../http/node-builtins.js';
 import type { StreamResponse, Transport } from '../../http/transport.js';
 import type { Recording } from '../schemas/recordings.js';
 
@@ -173,6 +175,7 @@ async function save(
   // costs a promise per chunk and a second buffer (0.76× a raw copy's throughput, +8 MB RSS on
   // 200 MB); a 'data' listener only watches the chunks the pipe moves. It must be attached in
   // the same tick as the pipe (a listener alone starts the flow): call it inside `pipeline(...)`.
+  const { pipeline } = nodeStreamPromises();
   const counted = () =>
     response.body.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
@@ -188,13 +191,15 @@ async function save(
     await pipeline(counted(), target.stream, { signal });
     return { ...result, bytes };
   }
+  const { join, resolve } = nodePath();
+  const { mkdir, rename, rm } = nodeFsPromises();
   const dir = resolve(target.dir);
   await mkdir(dir, { recursive: true });
   const name = `${fileSafe(sessionId)}-${fileSafe(recording.id)}.${extensionFor(contentType)}`;
   const path = join(dir, name);
-  const temp = join(dir, `.${name}.${randomUUID().slice(0, 8)}.part`);
+  const temp = join(dir, `.${name}.${nodeCrypto().randomUUID().slice(0, 8)}.part`);
   try {
-    await pipeline(counted(), createWriteStream(temp), { signal });
+    await pipeline(counted(), nodeFs().createWriteStream(temp), { signal });
     await rename(temp, path);
   } catch (error) {
     response.body.destroy();
