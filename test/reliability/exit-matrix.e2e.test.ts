@@ -9,7 +9,7 @@
  * to end them itself).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -264,6 +264,55 @@ const runnerEnv = (ledgerDir: string) => ({
   PWDEBUG: undefined,
 });
 
+/** Below the test's own timeout, so a run that hangs fails with its output, not a bare timeout. */
+const RUN_TIMEOUT_MS = 100_000;
+
+/**
+ * A terminal's Ctrl-C, pressed while a test of the inner run is in its body holding its session.
+ * The spec says so itself (a mark file written after its first page loaded): counting running
+ * sessions cannot tell, since with pre-warming a warm session may appear at the same moment.
+ */
+class CtrlCMidTest {
+  readonly #mark: string;
+  #problem: string | undefined = 'the Ctrl-C was never sent';
+
+  constructor(caseDir: string) {
+    this.#mark = join(caseDir, '..', 'mid-test.mark');
+  }
+
+  /** Defines `midTest()` in the spec: marks the moment and waits for the Ctrl-C. */
+  get specPrelude(): string {
+    return `import { writeFileSync } from 'node:fs';
+
+// The Ctrl-C comes once the mark is written; the long timeouts only keep a slow start (a loaded
+// CI machine took over 30 s) from ending the test first.
+test.describe.configure({ timeout: 180_000 });
+const midTest = async (page: import('@playwright/test').Page) => {
+  writeFileSync(${JSON.stringify(this.#mark)}, '');
+  await page.waitForTimeout(170_000);
+};
+`;
+  }
+
+  /** Sends SIGINT to the run's process group once the test is mid-test (and `also` holds). */
+  arm(child: ChildProcess, also: () => Promise<boolean> = async () => true): void {
+    void eventually(async () => existsSync(this.#mark) && (await also()), 90_000, 'mid-test')
+      .then(() => {
+        // A terminal's Ctrl-C signals the whole foreground process group.
+        process.kill(-child.pid!, 'SIGINT');
+        this.#problem = undefined;
+      })
+      .catch((error: Error) => {
+        this.#problem = `the test never got mid-test: ${error.message}`;
+        process.kill(-child.pid!, 'SIGKILL');
+      });
+  }
+
+  assertSent(output: string): void {
+    expect(this.#problem, output).toBeUndefined();
+  }
+}
+
 /** A fresh ledger folder for one case. */
 function ledgerFor(): string {
   const ledgerDir = join(scratch, `case-${nextCase++}`, 'ledger');
@@ -292,29 +341,32 @@ test('exits its worker', async ({ page }) => {
 
   it('Ctrl-C on the runner mid-test leaves no session running', async () => {
     const ledgerDir = ledgerFor();
+    const ctrlC = new CtrlCMidTest(ledgerDir);
     const dir = writeSuite('reliability-runner-sigint', {
       'playwright.config.ts': configFile({ remote: { sessionScope: 'test' } }),
       'a.spec.ts': `import { test } from 'remote-browser/test';
-
-// Ctrl-C comes as soon as the session runs; the timeouts only keep a slow start (a loaded CI
-// machine took over 30 s) from ending the test before it does.
-test.describe.configure({ timeout: 180_000 });
+${ctrlC.specPrelude}
 test('runs long', async ({ page }) => {
   await page.goto('about:blank');
-  await page.waitForTimeout(170_000);
+  await midTest(page);
 });
 `,
     });
     const run = await runSuite(dir, {
       env: runnerEnv(ledgerDir),
-      onSpawn: (child) => {
-        void eventually(async () => (await running()) === 1, 90_000, 'the test to hold a session')
-          // A terminal's Ctrl-C signals the whole foreground process group.
-          .then(() => process.kill(-child.pid!, 'SIGINT'))
-          .catch(() => undefined);
-      },
+      timeoutMs: RUN_TIMEOUT_MS,
+      onSpawn: (child) => ctrlC.arm(child),
     });
+    ctrlC.assertSent(run.output);
     expect(run.output).toMatch(/interrupted/i);
+    // The recording of an interrupted test is not awaited (this emulator never publishes one:
+    // awaiting it held the worker for the whole recordingTimeout after the Ctrl-C).
+    expect(run.tests.get('runs long')?.annotations, run.output).toContainEqual({
+      type: 'remote-browser:note',
+      description: expect.stringMatching(
+        /run was interrupted, so the recording of session \S+ was not awaited/,
+      ),
+    });
     await expectCleanAfter({ ledgerDir, output: () => run.output } as unknown as Child, 15_000);
   });
 });
@@ -403,13 +455,14 @@ test('never runs in this worker', async ({ page }) => {
 
   it('Ctrl-C on the runner while a test runs and its successor is warm leaves no session running', async () => {
     const ledgerDir = ledgerFor();
+    const ctrlC = new CtrlCMidTest(ledgerDir);
     const dir = writeSuite('reliability-prewarm-runner-sigint', {
       'playwright.config.ts': config(),
       'a.spec.ts': `import { test } from 'remote-browser/test';
-
+${ctrlC.specPrelude}
 test('runs long', async ({ page }) => {
   await page.goto('about:blank');
-  await page.waitForTimeout(60_000);
+  await midTest(page);
 });
 test('would run next', async ({ page }) => {
   await page.goto('about:blank');
@@ -418,16 +471,11 @@ test('would run next', async ({ page }) => {
     });
     const run = await runSuite(dir, {
       env: runnerEnv(ledgerDir),
-      onSpawn: (child) => {
-        void eventually(
-          async () => (await running()) === 2,
-          90_000,
-          'a test session and a warm one',
-        )
-          .then(() => process.kill(-child.pid!, 'SIGINT'))
-          .catch(() => undefined);
-      },
+      timeoutMs: RUN_TIMEOUT_MS,
+      // prewarm 1: the test's session and its successor's warm one.
+      onSpawn: (child) => ctrlC.arm(child, async () => (await running()) === 2),
     });
+    ctrlC.assertSent(run.output);
     expect(run.output).toMatch(/interrupted/i);
     expect((await emu.admin.state()).sessions, 'the successor was warm').toBeGreaterThanOrEqual(2);
     await clean(ledgerDir, run.output, 15_000);
