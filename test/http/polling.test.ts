@@ -50,4 +50,34 @@ describe('poll', () => {
       ),
     ).rejects.toThrow('boom');
   });
+
+  it('asks intervalMs(attempt) for each pause, counting attempts from 0', async () => {
+    let n = 0;
+    const asked: number[] = [];
+    const out = await poll(async () => ++n, {
+      what: 'count',
+      intervalMs: (attempt) => {
+        asked.push(attempt);
+        return 1;
+      },
+      isDone: (v) => v === 3,
+    });
+    expect(out).toBe(3);
+    expect(asked).toEqual([0, 1]);
+  });
+
+  it('fails at once for an already aborted signal, fetching nothing', async () => {
+    let fetches = 0;
+    const controller = new AbortController();
+    controller.abort();
+    const pending = poll(
+      async () => {
+        fetches++;
+        return 0;
+      },
+      { what: 'x', intervalMs: 5, signal: controller.signal, isDone: () => true },
+    );
+    await expect(pending).rejects.toBeInstanceOf(AbortError);
+    expect(fetches).toBe(0);
+  });
 });
