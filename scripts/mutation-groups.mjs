@@ -44,6 +44,7 @@ const GROUPS = {
     'src/http/hidden-fields.ts',
     'src/http/hints.ts',
     'src/http/lazy-schema.ts',
+    'src/http/node-builtins.ts',
     'src/http/path.ts',
     'src/http/resource.ts',
     'src/http/shared-dispatcher.ts',
