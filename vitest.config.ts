@@ -4,9 +4,9 @@ import E2eInterleavingSequencer from './test/global/e2e-sequencer.js';
 
 // Two projects: `unit` needs nothing but Node (it also runs on Node 24 in CI);
 // `e2e` drives real Chromium through the emulator (files named *.e2e.test.ts and the contract suite).
-// e2e files run one at a time, unit files beside them (test/global/e2e-one-at-a-time.ts): on a
-// 2-core machine the units then cost no wall time of their own. Both projects need the same
-// worker count (vitest runs projects with different counts one after the other).
+// e2e files run two at a time, the few that must run alone by themselves with unit files beside
+// them (test/global/e2e-two-at-a-time.ts, e2e-sequencer.ts). Both projects need the same worker
+// count (vitest runs projects with different counts one after the other).
 const workers = Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
@@ -32,8 +32,8 @@ export default defineConfig({
           include: ['test/**/*.e2e.test.ts', 'test/contract/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Chromium per session on a 2-core machine: keep e2e files from fighting for CPU.
-          setupFiles: ['test/global/e2e-one-at-a-time.ts'],
+          // Chromium per session on a 2-core machine: at most two e2e files at once.
+          setupFiles: ['test/global/e2e-two-at-a-time.ts'],
         },
       },
     ],
