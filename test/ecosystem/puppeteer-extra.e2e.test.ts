@@ -13,7 +13,8 @@ const require = createRequire(import.meta.url);
 const { addExtra } = require('puppeteer-extra') as { addExtra: (p: unknown) => any };
 const StealthPlugin = require('puppeteer-extra-plugin-stealth') as () => any;
 
-const env = useEmulatorAndSite();
+// No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+const env = useEmulatorAndSite({ ffmpegPath: false });
 let api: BrowserApi;
 /** Plain strings: puppeteer-extra deep-copies the launch options, which a client instance would not survive. */
 let remote: { baseUrl: string; token: string; proxyPassword: string };

@@ -14,7 +14,8 @@ let emu: EmulatorHandle;
 let cacheDir: string;
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+  emu = await startEmulator({ ffmpegPath: false });
   cacheDir = mkdtempSync(join(tmpdir(), 'rb-exit-'));
 });
 afterAll(async () => {

@@ -9,7 +9,8 @@ let emu: EmulatorHandle;
 let api: BrowserApi | undefined;
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+  emu = await startEmulator({ ffmpegPath: false });
 });
 afterAll(() => emu?.close());
 afterEach(async () => {

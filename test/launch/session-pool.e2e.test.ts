@@ -14,7 +14,8 @@ let cacheDir: string;
 beforeAll(async () => {
   cacheDir = mkdtempSync(join(tmpdir(), 'rb-pool-ledger-'));
   process.env.REMOTE_BROWSER_CACHE_DIR = cacheDir;
-  emu = await startEmulator();
+  // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+  emu = await startEmulator({ ffmpegPath: false });
 });
 
 afterAll(async () => {

@@ -9,7 +9,8 @@ import { clearPreflightCache } from '../../src/launch/preflight.js';
 import { chromium, LaunchError } from '../../src/playwright/index.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 
-const env = useEmulatorAndSite();
+// No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+const env = useEmulatorAndSite({ ffmpegPath: false });
 let cacheDir: string;
 let api: BrowserApi;
 let warnings: Error[] = [];

@@ -6,7 +6,8 @@ import { clearPreflightCache } from '../../src/launch/preflight.js';
 import { LaunchError, puppeteer } from '../../src/puppeteer/index.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 
-const env = useEmulatorAndSite();
+// No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+const env = useEmulatorAndSite({ ffmpegPath: false });
 let api: BrowserApi;
 let warnings: Error[] = [];
 const onWarning = (w: Error) => {

@@ -6,7 +6,8 @@ import { connectRemote, LaunchError, launchRemote, sessionOf } from '../../src/p
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { eventually } from '../helpers/pages.js';
 
-const env = useEmulatorAndSite();
+// No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+const env = useEmulatorAndSite({ ffmpegPath: false });
 let api: BrowserApi;
 let token: string;
 
