@@ -24,7 +24,8 @@ let emu: EmulatorHandle;
 let env: Record<string, string | undefined>;
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+  emu = await startEmulator({ ffmpegPath: false });
   env = {
     ...BASE_ENV,
     REMOTE_BROWSER_URL: emu.browserUrl,

@@ -14,7 +14,8 @@ let notTheApi: Server;
 let notTheApiUrl: string;
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+  emu = await startEmulator({ ffmpegPath: false });
   env = {
     REMOTE_BROWSER_URL: emu.browserUrl,
     REMOTE_BROWSER_TOKEN: emu.token,

@@ -11,7 +11,8 @@ import { eventually } from '../helpers/pages.js';
 
 const CDP: any = createRequire(import.meta.url)('chrome-remote-interface');
 
-const env = useEmulatorAndSite();
+// No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
+const env = useEmulatorAndSite({ ffmpegPath: false });
 let api: BrowserApi;
 
 beforeEach(async () => {
