@@ -79,6 +79,8 @@ describe('a profile with store_cache', () => {
     const session = (await create({ profile_id: held.id })).body.data;
     const heldDir = emu.control.launched.at(-1)?.spec.userDataDir as string;
     expect((await api('DELETE', `/profiles/${held.id}`)).status).toBe(200);
+    // A removal started by the DELETE would run after its answer: give it time to show.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(heldDir)).toBe(true);
     await api('DELETE', `/sessions/${session.id}`);
     expect(existsSync(heldDir)).toBe(false);
