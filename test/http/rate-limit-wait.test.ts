@@ -3,6 +3,7 @@
  * Retry-After without a limiter, bounded by `maxRateLimitWaitMs` or the caller's signal, and one
  * bound over every wait of the same call (a limiter backed off twice by 429s).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, TimeoutError } from '../../src/http/errors.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
@@ -99,5 +100,36 @@ describe('maxRateLimitWaitMs', () => {
     );
     // A loaded machine may spend the budget within the first back-off; never a third request.
     expect(server.requests.length).toBeLessThan(3);
+  });
+});
+
+describe('a retry after a 429 with a limiter', () => {
+  it('goes ahead of the calls that queued behind it', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    server.respond(
+      async (req, res) => {
+        await answered;
+        throttled('0.05')(req, res);
+      },
+      json(200, { data: { id: 'a' } }),
+      json(200, { data: { id: 'b' } }),
+    );
+    const limiter = new RateLimiter({ limit: 1, windowMs: 100 });
+    const t = browserTransport();
+    const a = t.request({ method: 'GET', path: '/sessions/a', what: 'sessions.get(a)', limiter });
+    await eventually(() => server.requests.length === 1, 5000, 'the first request');
+    const b = t.request({ method: 'GET', path: '/sessions/b', what: 'sessions.get(b)', limiter });
+    // b queues behind a's slot; only then does a get its 429.
+    await sleep(50);
+    answer();
+    await Promise.all([a, b]);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/api/v2/browser/sessions/a',
+      '/api/v2/browser/sessions/a',
+      '/api/v2/browser/sessions/b',
+    ]);
   });
 });
