@@ -5,6 +5,7 @@ import { inspect } from 'node:util';
 import { type BrowserType, chromium as realChromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
 import { openEntries } from '../../src/launch/ledger.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
 import {
@@ -19,7 +20,9 @@ import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { setEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/pages.js';
 
-const env = useEmulatorAndSite({ recordingPublicationDelayMs: 500 });
+// No recordings but in the one test that downloads one (its own emulator): each costs an ffmpeg
+// encode per session, and this file starts some twenty.
+const env = useEmulatorAndSite({ ffmpegPath: false });
 let cacheDir: string;
 let account: { accountId: string; token: string; proxyPassword: string };
 let api: BrowserApi;
@@ -289,7 +292,12 @@ describe('launchRemote (Playwright)', () => {
   });
 
   it('downloads the recording after close()', async () => {
-    await freshAccount();
+    const recording = await startEmulator({ recordingPublicationDelayMs: 500 });
+    api = new BrowserApi({
+      baseUrl: recording.url,
+      token: recording.token,
+      proxyPassword: recording.proxyPassword,
+    });
     const dir = mkdtempSync(join(tmpdir(), 'rb-rec-'));
     try {
       const browser = await launchRemote({ api, recording: { dir } });
@@ -300,8 +308,16 @@ describe('launchRemote (Playwright)', () => {
       const { files } = await recordingOf(browser);
       expect(files.length).toBeGreaterThanOrEqual(1);
       expect(readFileSync(files[0]!).subarray(0, 4).toString('hex')).toBe('1a45dfa3');
+      // What the file's own emulator is checked for at the end (useEmulatorAndSite).
+      await eventually(
+        async () => (await recording.admin.state()).runningSessions === 0,
+        20_000,
+        'zero running sessions',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      // The client is closed by afterEach.
+      await recording.close();
     }
   });
 });
