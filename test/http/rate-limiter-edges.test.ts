@@ -3,7 +3,7 @@
  * error), a back-off that a shorter or meaningless one cannot cut short, a slot released twice.
  */
 import { describe, expect, it } from 'vitest';
-import { RequestValidationError } from '../../src/http/errors.js';
+import { AbortError, RequestValidationError } from '../../src/http/errors.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 
 function clock() {
@@ -81,5 +81,40 @@ describe('RateLimiter back-off and release', () => {
     expect(limiter.available()).toBe(2);
     time.set(1000);
     expect(limiter.available()).toBe(3);
+  });
+
+  it('refuses a hold whose signal is already aborted, at once and with a free slot', async () => {
+    const limiter = new RateLimiter({ limit: 5 });
+    const error = await limiter.hold(AbortSignal.abort()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect((error as Error).message).toBe('rate limiter: aborted while waiting for a slot');
+    expect(limiter.available()).toBe(5);
+  });
+
+  it('queues holds without `first` in arrival order', async () => {
+    const time = clock();
+    const limiter = new RateLimiter({
+      limit: 1,
+      windowMs: 1000,
+      now: time.now,
+      sleep: () => new Promise(() => {}),
+    });
+    const held = await limiter.hold();
+    const order: string[] = [];
+    const second = limiter.hold().then((slot) => {
+      order.push('second');
+      slot.release();
+    });
+    const third = limiter.hold().then((slot) => {
+      order.push('third');
+      slot.release();
+    });
+    time.set(1000);
+    held.release();
+    time.set(2000);
+    await second;
+    time.set(3000);
+    await third;
+    expect(order).toEqual(['second', 'third']);
   });
 });
