@@ -63,6 +63,24 @@ describe('RateLimiter', () => {
     await expect(next).resolves.toBeUndefined();
   });
 
+  it('an aborted hold leaves the queue: the next hold gets the slot, and no slot leaks', async () => {
+    // A hold's slot counts until release(): an aborted waiter left in the queue would be granted
+    // a slot nobody releases, and the limiter would be stuck for good.
+    let now = 0;
+    const limiter = new RateLimiter({ limit: 1, windowMs: 100, now: () => now });
+    const first = await limiter.hold();
+    const controller = new AbortController();
+    const aborted = limiter.hold(controller.signal);
+    const next = limiter.hold();
+    controller.abort();
+    await expect(aborted).rejects.toBeInstanceOf(AbortError);
+    first.release();
+    now = 100;
+    (await next).release();
+    now = 200;
+    expect(limiter.available()).toBe(1);
+  });
+
   it('reports how many slots are free', async () => {
     let now = 0;
     const limiter = new RateLimiter({ limit: 3, windowMs: 1000, now: () => now });
