@@ -108,10 +108,16 @@ function run(
     children.add(child);
     let stdout = '';
     let stderr = '';
+    let interrupted = false;
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk;
-      // A long-running command (the emulator) is stopped as a user would: Ctrl-C.
-      if (options.until?.test(stdout)) child.kill('SIGINT');
+      // A long-running command (the emulator) is stopped as a user would: one Ctrl-C. (Sending
+      // it again on each later chunk was a second Ctrl-C while the emulator closed, which a
+      // process may rightly take as "quit now".)
+      if (!interrupted && options.until?.test(stdout)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
     });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk;
