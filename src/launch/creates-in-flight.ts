@@ -18,7 +18,7 @@ export type { InFlightCreate } from './launch-registry.js';
  * the unsubscribe.
  */
 export function onCreateChange(
-  listener: (intent: CreateIntent, event: 'started' | 'settled') => void,
+  listener: (intent: CreateIntent, event: 'started' | 'settled', createdId?: string) => void,
 ): () => void {
   return observeRegistries({ create: listener });
 }
@@ -46,11 +46,11 @@ export function beginCreate(
     get call() {
       return call as Promise<SessionCreated>;
     },
-    settle() {
+    settle(createdId?: string) {
       if (settled) return;
       settled = true;
       recordCreateSettled(intent.intent);
-      registry.removeCreate(record);
+      registry.removeCreate(record, createdId);
     },
   };
   // Registered (and the watchdog told) before the request leaves.
@@ -61,7 +61,7 @@ export function beginCreate(
       // Known before the intent closes, so no reader ever sees neither.
       registry.created.add(created.id);
       recordCreated(created.id, api.origin);
-      record.settle();
+      record.settle(created.id);
     },
     () => {},
   );

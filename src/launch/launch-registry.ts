@@ -22,8 +22,11 @@ export interface InFlightCreate {
   readonly intent: CreateIntent;
   readonly api: BrowserApi;
   readonly call: Promise<SessionCreated>;
-  /** Marks the intent settled (once): its outcome is known or reconciled. */
-  settle(): void;
+  /**
+   * Marks the intent settled (once): its outcome is known or reconciled. `createdId`: the
+   * session the create returned, told to observers in the same event.
+   */
+  settle(createdId?: string): void;
 }
 
 /** A session the client must end (a SessionLease, session-lease.ts). */
@@ -36,7 +39,14 @@ export interface Lease {
 /** Hears leases open and close, and creates start and settle (the watchdog mirrors them). */
 export interface RegistryObserver {
   lease?(lease: Lease, event: 'opened' | 'closed'): void;
-  create?(intent: CreateIntent, event: 'started' | 'settled'): void;
+  /**
+   * `createdId` comes with 'settled' when the create returned a session: an observer that
+   * mirrors both (the watchdog) learns the session in the same step the intent closes, so it
+   * never holds neither, even for the moment before the session's lease opens.
+   */
+  create?(intent: CreateIntent, event: 'started' | 'settled', createdId?: string): void;
+  /** A session this client ended (or found gone), whichever path asked: nothing left to end. */
+  ended?(id: string): void;
 }
 
 /** How a DELETE ended: the session was deleted, or had already ended (404). */
@@ -76,10 +86,10 @@ export class LaunchRegistry {
     this.#emit((o) => o.create?.(create.intent, 'started'));
   }
 
-  removeCreate(create: InFlightCreate): void {
+  removeCreate(create: InFlightCreate, createdId?: string): void {
     if (!this.#creates.delete(create.intent.intent)) return;
     this.#dropIfIdle();
-    this.#emit((o) => o.create?.(create.intent, 'settled'));
+    this.#emit((o) => o.create?.(create.intent, 'settled', createdId));
   }
 
   addLease(lease: Lease): void {
@@ -116,9 +126,9 @@ export class LaunchRegistry {
     let ending = this.#ends.get(key);
     if (!ending) {
       ending = api.sessions.end(id, { timeout: timeoutMs }).then(
-        (): Ended => 'deleted',
+        (): Ended => this.#ended(id, 'deleted'),
         (error: unknown): Ended => {
-          if (isNotFoundError(error)) return 'gone';
+          if (isNotFoundError(error)) return this.#ended(id, 'gone');
           this.#ends.delete(key);
           throw error;
         },
@@ -132,6 +142,11 @@ export class LaunchRegistry {
   observe(observer: RegistryObserver): () => void {
     this.#observers.add(observer);
     return () => this.#observers.delete(observer);
+  }
+
+  #ended(id: string, how: Ended): Ended {
+    this.#emit((o) => o.ended?.(id));
+    return how;
   }
 
   #emit(call: (observer: RegistryObserver) => void): void {

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { resolveBrowserConfig } from '../http/config.js';
 import { nodeChildProcess, nodeFs, nodePath, nodeUrl } from '../http/node-builtins.js';
 import { onCreateChange } from './creates-in-flight.js';
-import { liveRegistries } from './launch-registry.js';
+import { liveRegistries, observeRegistries } from './launch-registry.js';
 import { ledgerPath } from './ledger.js';
 import { onLeaseChange } from './session-lease.js';
 
@@ -79,12 +79,23 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
   const unsubscribeLeases = onLeaseChange((lease, event) =>
     send(event === 'opened' ? { add: lease.id } : { remove: lease.id }),
   );
-  const unsubscribeCreates = onCreateChange((intent, event) =>
-    send(event === 'started' ? { intent: intentOf(intent) } : { settled: intent.intent }),
+  // A create's session and its intent's end travel in one message: a SIGKILL between two
+  // messages (while other work delays the lease's `add`) would leave the watchdog knowing
+  // neither, and the session running.
+  const unsubscribeCreates = onCreateChange((intent, event, createdId) =>
+    send(
+      event === 'started'
+        ? { intent: intentOf(intent) }
+        : { settled: intent.intent, ...(createdId !== undefined ? { add: createdId } : {}) },
+    ),
   );
+  // A session ended without a lease (an abandoned create's, deleted when it answered) leaves
+  // the mirror too, so a later SIGKILL does not DELETE it again.
+  const unsubscribeEnds = observeRegistries({ ended: (id) => send({ remove: id }) });
   const unsubscribe = () => {
     unsubscribeLeases();
     unsubscribeCreates();
+    unsubscribeEnds();
   };
   // Neither the child nor its channel may keep this process alive.
   child.unref();

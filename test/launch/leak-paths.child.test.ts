@@ -63,6 +63,15 @@ describe('a create in flight when the process goes away', () => {
     await eventually(() => service.running().length === 0, 20_000, 'the watchdog to end it');
   });
 
+  it("SIGKILL with the watchdog after a create's answer, before its lease: the watchdog ends the session", async () => {
+    const run = runChild('watchdog create-only');
+    await eventually(() => /created \S+/.test(run.output()), 10_000, 'the create answered');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    await eventually(() => service.running().length === 0, 8_000, 'the watchdog to end it');
+    expect(service.calls('DELETE', /^\/sessions\/[^/]+$/)).toHaveLength(1);
+  });
+
   it('SIGKILL without hooks: reap reconciles the intent the dead process left', async () => {
     holdCreates();
     const run = runChild('');

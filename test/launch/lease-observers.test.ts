@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
 import { beginCreate, onCreateChange } from '../../src/launch/creates-in-flight.js';
+import { observeRegistries, registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath } from '../../src/launch/ledger.js';
 import { onLeaseChange, releaseWhenSettled, SessionLease } from '../../src/launch/session-lease.js';
 import { useFakeService } from './fake-service.js';
@@ -39,10 +40,12 @@ describe('onCreateChange()', () => {
   it("reports a create's start and its settling once, however often it is settled, and nothing after unsubscribing", async () => {
     const api = service.api();
     const events: string[] = [];
-    const unsubscribe = onCreateChange((intent, event) => events.push(`${intent.intent} ${event}`));
+    const unsubscribe = onCreateChange((intent, event, createdId) =>
+      events.push(`${intent.intent} ${event}${createdId ? ` ${createdId}` : ''}`),
+    );
     const body = { country: 'us' };
     const create = beginCreate(api, body, () => api.sessions.create(body));
-    await create.call;
+    const created = await create.call;
     // A successful create settles itself; the exit paths may settle it again.
     create.settle();
     create.settle();
@@ -50,7 +53,44 @@ describe('onCreateChange()', () => {
     const later = beginCreate(api, body, () => api.sessions.create(body));
     await later.call;
     const id = create.intent.intent;
-    expect(events).toEqual([`${id} started`, `${id} settled`]);
+    // The session comes with the settling, in the same event: the watchdog never knows neither.
+    expect(events).toEqual([`${id} started`, `${id} settled ${created.id}`]);
+  });
+
+  it('reports no session with the settling of a create that returned none', async () => {
+    const api = service.api();
+    const events: string[] = [];
+    const unsubscribe = onCreateChange((_intent, event, createdId) =>
+      events.push(`${event} ${createdId}`),
+    );
+    service.on('POST', /^\/sessions$/, (_req, res) => {
+      res.socket?.destroy();
+    });
+    const body = { country: 'us' };
+    const create = beginCreate(api, body, () => api.sessions.create(body));
+    await create.call.catch(() => {});
+    create.settle();
+    unsubscribe();
+    expect(events).toEqual(['started undefined', 'settled undefined']);
+  });
+});
+
+describe('observeRegistries({ ended })', () => {
+  it('reports a session once when its DELETE succeeds or finds it gone, and not when it fails', async () => {
+    const api = service.api();
+    const ended: string[] = [];
+    const unsubscribe = observeRegistries({ ended: (id) => ended.push(id) });
+    const registry = registryOf(api);
+    const deleted = service.createSession('').id;
+    await Promise.all([registry.endOnce(api, deleted, 5000), registry.endOnce(api, deleted, 5000)]);
+    await expect(registry.endOnce(api, 'never-existed', 5000)).resolves.toBe('gone');
+    service.on('DELETE', /^\/sessions\/[^/]+$/, (_req, res) => {
+      res.socket?.destroy();
+    });
+    const failing = service.createSession('').id;
+    await expect(registry.endOnce(api, failing, 5000)).rejects.toThrow();
+    unsubscribe();
+    expect(ended).toEqual([deleted, 'never-existed']);
   });
 });
 

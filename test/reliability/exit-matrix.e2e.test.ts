@@ -136,7 +136,10 @@ async function expectCleanAfter(child: Child, settleMs = 15_000): Promise<void> 
   await eventually(async () => (await running()) === 0, settleMs, 'the exit path').catch(
     () => undefined,
   );
-  const leftByExitPath = await running();
+  const left = await api.sessions.list({ status: 'running' });
+  const leftByExitPath = left.length;
+  // Read before the reap, which compacts the ledger.
+  const diagnosis = leftBehind(child, left);
   const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
   process.env.REMOTE_BROWSER_CACHE_DIR = child.ledgerDir;
   let reaped: Awaited<ReturnType<typeof reapSessions>>;
@@ -149,8 +152,21 @@ async function expectCleanAfter(child: Child, settleMs = 15_000): Promise<void> 
   expect(await running(), 'running after reap').toBe(0);
   expect(reaped.failed).toEqual([]);
   expect(reaped.ended.length, 'reap counts only sessions that were running').toBe(leftByExitPath);
-  expect(leftByExitPath, `sessions the exit path left running\n${child.output()}`).toBe(0);
+  expect(leftByExitPath, `sessions the exit path left running\n${diagnosis}`).toBe(0);
   await rejections.expectNone();
+}
+
+/**
+ * What a failed clean-up check prints: the sessions left (id and start) next to the child's
+ * ledger, so a rare leak says which session it was and what the process had recorded of it.
+ */
+function leftBehind(child: Child, left: { id: string; created_at: string }[]): string {
+  const ledger = join(child.ledgerDir, 'sessions.jsonl');
+  return [
+    ...left.map((s) => `left: ${s.id} created ${s.created_at}`),
+    `ledger:\n${existsSync(ledger) ? readFileSync(ledger, 'utf8') : '(none)'}`,
+    `output:\n${child.output()}`,
+  ].join('\n');
 }
 
 /** Chromium processes whose command line points into `dir` (the emulator's temp dirs). */
