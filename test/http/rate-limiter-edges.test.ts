@@ -71,6 +71,60 @@ describe('RateLimiter back-off and release', () => {
     expect(limiter.available()).toBe(5);
   });
 
+  it('with room in the window, a back-off holds the queue until it ends, not until the oldest request leaves the window', async () => {
+    const time = clock();
+    const sleeps: number[] = [];
+    const wakeUps: (() => void)[] = [];
+    const limiter = new RateLimiter({
+      limit: 5,
+      windowMs: 1000,
+      now: time.now,
+      sleep: (ms) => {
+        sleeps.push(ms);
+        return new Promise<void>((resolve) => wakeUps.push(resolve));
+      },
+    });
+    (await limiter.hold()).release();
+    limiter.backOff(100);
+    let granted = false;
+    const next = limiter.hold().then((slot) => {
+      granted = true;
+      return slot;
+    });
+    await Promise.resolve();
+    // One request in a window of five: only the back-off stands in the way.
+    expect(sleeps).toEqual([100]);
+    expect(granted).toBe(false);
+    time.set(100);
+    wakeUps.shift()?.();
+    (await next).release();
+    expect(sleeps).toEqual([100]);
+  });
+
+  it('takes an abort that lands between two sleeps of its queue without throwing', async () => {
+    const errors: unknown[] = [];
+    const onError = (error: unknown) => errors.push(error);
+    process.on('uncaughtException', onError);
+    try {
+      // The queue's loop is between two sleeps for a few microtasks after a release; an abort
+      // k microtasks after the release lands there for some k.
+      for (let k = 0; k < 8; k++) {
+        const limiter = new RateLimiter({ limit: 1, windowMs: 60_000 });
+        const held = await limiter.hold();
+        const controller = new AbortController();
+        const waiting = limiter.hold(controller.signal).catch((e: unknown) => e);
+        held.release();
+        for (let i = 0; i < k; i++) await null;
+        controller.abort();
+        expect(await waiting, `abort after ${k} microtasks`).toBeInstanceOf(AbortError);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('uncaughtException', onError);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('counts a slot released twice once', async () => {
     const time = clock();
     const limiter = new RateLimiter({ limit: 3, windowMs: 1000, now: time.now });
