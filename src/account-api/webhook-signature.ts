@@ -12,7 +12,7 @@
  * non-negative number, a body that is not bytes, no headers) is a `WebhookVerificationError`,
  * never a delivery that verifies and never a TypeError.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../http/node-builtins.js';
 import type { SecretRing } from './secret-ring.js';
 import { WebhookVerificationError } from './webhook-errors.js';
 import { checkSecretList, keyOf } from './webhook-secrets.js';
@@ -49,7 +49,8 @@ export const standardWebhooks: WebhookSignatureScheme = {
     return { id, timestamp: Number(timestamp), signatures: signature.split(' ') };
   },
   sign(secret, id, timestamp, body) {
-    const mac = createHmac('sha256', keyOf(secret))
+    const mac = nodeCrypto()
+      .createHmac('sha256', keyOf(secret))
       .update(`${id}.${timestamp}.`)
       .update(body)
       .digest('base64');
@@ -195,7 +196,7 @@ export function verifyWebhook<T = unknown>(
     const expected = Buffer.from(scheme.sign(secret, message.id, message.timestamp, body));
     for (const candidate of message.signatures) {
       const got = Buffer.from(candidate);
-      if (got.length === expected.length && timingSafeEqual(got, expected)) {
+      if (got.length === expected.length && nodeCrypto().timingSafeEqual(got, expected)) {
         let payload: unknown;
         try {
           payload = JSON.parse(body.toString('utf8'));

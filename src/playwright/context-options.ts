@@ -6,8 +6,8 @@
  * rest is listed back so the caller can say so (the fixture as a note on the test, the drop-in
  * as a warning). The one home of this job: the fixture and the drop-in both call it.
  */
-import { readFile } from 'node:fs/promises';
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
+import { nodeFsPromises } from '../http/node-builtins.js';
 
 /** Applied through Playwright's own after-the-fact APIs. */
 const APPLIED = new Set([
@@ -169,7 +169,7 @@ async function applyStorageState(
 ): Promise<void> {
   const state: StorageState =
     typeof storageState === 'string'
-      ? (JSON.parse(await readFile(storageState, 'utf8')) as StorageState)
+      ? (JSON.parse(await nodeFsPromises().readFile(storageState, 'utf8')) as StorageState)
       : (storageState as StorageState);
   if (state.cookies?.length) await context.addCookies(state.cookies);
   const origins = (state.origins ?? []).filter((o) => o.localStorage?.length);

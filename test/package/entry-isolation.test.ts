@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +171,28 @@ describe('Node built-ins a call needs load at that call (built package)', () => 
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
+  });
+});
+
+// Issue 14 (P6): a static import of a built-in builds its whole namespace at import even when
+// it is already loaded: `node:crypto` for webhook signing cost the account entry ~7 ms, and
+// `node:fs/promises` for a storage-state file ~2 ms of the Playwright entry. The entries take
+// every built-in through src/http/node-builtins.ts at the call instead, so their static graph
+// (ESM chunks, and each CJS bundle) names none.
+describe('entries import no Node built-in statically (built package)', () => {
+  beforeAll(() => requireFreshDist());
+
+  for (const entry of ['index', 'account', 'playwright', 'puppeteer']) {
+    for (const ext of ['js', 'cjs']) {
+      it(`${entry}.${ext} names no built-in in its static import graph`, () => {
+        expect([...staticGraph(`${entry}.${ext}`)].filter((spec) => isBuiltin(spec))).toEqual([]);
+      });
+    }
+  }
+
+  // Control: the scan recognises a built-in where one is imported statically.
+  it('sees the static built-in imports of the emulator entry', () => {
+    expect([...staticGraph('emulator.js')].filter((spec) => isBuiltin(spec))).toContain('crypto');
   });
 });
 
