@@ -323,9 +323,15 @@ export class Transport {
     return this.#ownDispatcher;
   }
 
-  /** Releases pooled connections (only those of a dispatcher this transport created). */
+  /**
+   * Releases pooled connections (only those of a dispatcher this transport created). Closing
+   * twice is harmless (`close()` then `await using`): undici rejects a second close of an Agent.
+   * A later call opens a new pool.
+   */
   async close(): Promise<void> {
-    if (this.#ownDispatcher) await (await this.#ownDispatcher).close();
+    const own = this.#ownDispatcher;
+    this.#ownDispatcher = undefined;
+    if (own) await (await own).close();
   }
 
   #payload<T>(spec: RequestSpec<T>, body: unknown, status: number): T {
