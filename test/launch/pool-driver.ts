@@ -1,0 +1,43 @@
+import type { PoolDriver } from '../../src/launch/session-pool.js';
+
+export interface FakeBrowser {
+  id: number;
+  alive: boolean;
+  closes: number;
+  gone: (() => void)[];
+}
+
+/** A pool driver whose launches finish only when the test says so, with a record of every call. */
+export function fakeDriver() {
+  const pending: {
+    waitForSlot: boolean;
+    resolve: (b: FakeBrowser) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
+  const launched: FakeBrowser[] = [];
+  let next = 0;
+  const driver: PoolDriver<FakeBrowser> = {
+    launch: (waitForSlot) =>
+      new Promise<FakeBrowser>((resolve, reject) => pending.push({ waitForSlot, resolve, reject })),
+    close: async (b) => {
+      b.closes++;
+      b.alive = false;
+      for (const l of b.gone.splice(0)) l();
+    },
+    isAlive: (b) => b.alive,
+  };
+  const finish = (index = 0) => {
+    const call = pending.splice(index, 1)[0];
+    if (!call) throw new Error('no launch pending');
+    const browser: FakeBrowser = { id: next++, alive: true, closes: 0, gone: [] };
+    launched.push(browser);
+    call.resolve(browser);
+    return browser;
+  };
+  const fail = (error: unknown, index = 0) => {
+    const call = pending.splice(index, 1)[0];
+    if (!call) throw new Error('no launch pending');
+    call.reject(error);
+  };
+  return { driver, pending, launched, finish, fail };
+}
