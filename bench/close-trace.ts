@@ -1,20 +1,23 @@
 /**
- * Where P2's Puppeteer `close()` spends its time, next to the floor (one DELETE by hand): a
+ * Where P2's `close()` (Puppeteer, or Playwright with a third argument) spends its time, next to the floor (one DELETE by hand): a
  * timeline of each close from undici's diagnostics channels, which both the library's undici and
  * Node's fetch publish to. For each close: when the DELETE left (ms after the call), whether a
  * new connection was opened for it, when its answer came, and when the call returned. Whatever
  * lies between "sent" and "answered" is the service's (the emulator ends Chromium before it
  * answers), not the client's. Not a test and not a row of the table.
- * Run: npx tsx bench/close-trace.ts [rttMs=100] [iterations=8]
+ * Run: npx tsx bench/close-trace.ts [rttMs=100] [iterations=8] [puppeteer|playwright]
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { startEmulator } from '../src/emulator/index.js';
-import { launchRemote } from '../src/puppeteer/index.js';
-import { median } from './stats.js';
+import { launchRemote as launchPlaywright } from '../src/playwright/index.js';
+import { launchRemote as launchPuppeteer } from '../src/puppeteer/index.js';
+import { median, quantile } from './stats.js';
 
 const rttMs = Number(process.argv[2] ?? 100);
 const iterations = Number(process.argv[3] ?? 8);
+const library = process.argv[4] === 'playwright' ? 'playwright' : 'puppeteer';
 const API = '/api/v2/browser';
 
 let t0 = 0;
@@ -51,9 +54,15 @@ async function traced(side: keyof typeof rows, close: () => Promise<unknown>, re
 try {
   for (let i = 0; i <= iterations; i++) {
     const record = i > 0; // the first round is a warm-up
-    const browser = await launchRemote(credentials);
-    await browser.pages();
-    await traced('library', () => browser.close(), record);
+    if (library === 'playwright') {
+      const browser = await launchPlaywright(credentials);
+      browser.contexts()[0]?.pages()[0];
+      await traced('library', () => browser.close(), record);
+    } else {
+      const browser = await launchPuppeteer(credentials);
+      await browser.pages();
+      await traced('library', () => browser.close(), record);
+    }
 
     const created = await fetch(`${emu.url}${API}/sessions`, {
       method: 'POST',
@@ -61,11 +70,12 @@ try {
       body: JSON.stringify({ proxy_password: emu.proxyPassword }),
     });
     const session = ((await created.json()) as { data: { id: string; cdp_url: string } }).data;
-    const byHand = await puppeteer.connect({
-      browserWSEndpoint: session.cdp_url,
-      defaultViewport: null,
-    });
-    await byHand.pages();
+    const byHand =
+      library === 'playwright'
+        ? await chromium.connectOverCDP(session.cdp_url)
+        : await puppeteer.connect({ browserWSEndpoint: session.cdp_url, defaultViewport: null });
+    if ('contexts' in byHand) byHand.contexts()[0]?.pages()[0];
+    else await byHand.pages();
     await traced(
       'by hand',
       async () => {
@@ -77,7 +87,8 @@ try {
       },
       record,
     );
-    await byHand.disconnect();
+    if ('contexts' in byHand) await byHand.close().catch(() => {});
+    else await byHand.disconnect();
   }
 } finally {
   await emu.close();
@@ -85,7 +96,7 @@ try {
 
 const at = (list: Array<Record<string, number>>, name: string) =>
   list.map((e) => e[name]).filter((x): x is number => x !== undefined);
-console.log(`Puppeteer close() vs one DELETE by hand, ${rttMs} ms RTT, ${iterations} of each`);
+console.log(`${library} close() vs one DELETE by hand, ${rttMs} ms RTT, ${iterations} of each`);
 for (const [side, list] of Object.entries(rows)) {
   const sent = at(list, 'sent');
   const answered = at(list, 'answered');
@@ -96,6 +107,14 @@ for (const [side, list] of Object.entries(rows)) {
       `answered at ${median(answered).toFixed(0)} ms, returned at ${median(returned).toFixed(0)} ms ` +
       `(medians); returned − answered ${median(returned.map((r, i) => r - (answered[i] ?? r))).toFixed(1)} ms; ` +
       `new connections: ${fresh} of ${list.length}`,
+  );
+  // The service's part (sent → answered: the emulator ends Chromium before it answers) and the
+  // client's (before the DELETE leaves, and after its answer), each as p25 / median / p75.
+  const service = answered.map((a, i) => a - (sent[i] ?? 0));
+  const client = returned.map((r, i) => r - (answered[i] ?? r) + (sent[i] ?? 0));
+  const q3 = (xs: number[]) => [0.25, 0.5, 0.75].map((q) => quantile(xs, q).toFixed(1)).join(' / ');
+  console.log(
+    `           service sent→answered ${q3(service)} ms; client before+after ${q3(client)} ms`,
   );
 }
 process.exit(0);
