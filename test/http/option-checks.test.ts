@@ -1,0 +1,217 @@
+/**
+ * The option checks of both clients' constructors and the request parsers' wording, each pinned
+ * by the mutation pass (issue 18): every rule names the field, the rule and what it got, and a
+ * secret's value is never shown.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  checkCommonOptions,
+  OptionChecks,
+  optionsRoot,
+  shownOption,
+} from '../../src/http/client-options.js';
+import { RequestValidationError } from '../../src/http/errors.js';
+import {
+  describeIssue,
+  parseRequest,
+  parseWire,
+  shown,
+} from '../../src/http/request-validation.js';
+
+function issuesOf(fn: () => unknown): { path: string; message: string }[] {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(RequestValidationError);
+    return [...(error as RequestValidationError).issues];
+  }
+  throw new Error('did not throw');
+}
+
+describe('shownOption and shown', () => {
+  it.each([
+    ['x'.repeat(40), JSON.stringify('x'.repeat(40))],
+    ['y'.repeat(41), JSON.stringify(`${'y'.repeat(40)}…`)],
+    [null, 'null'],
+    [5, '5'],
+    [undefined, 'undefined'],
+    [[1], 'an array'],
+    [{ a: 1 }, 'an object'],
+  ])('shows %j as %s, in both', (value, text) => {
+    expect(shownOption(value)).toBe(text);
+    expect(shown(value)).toBe(text);
+  });
+});
+
+describe('OptionChecks', () => {
+  it('names each broken rule with what it got, and a secret only by its type', () => {
+    const checks = new OptionChecks('new BrowserApi');
+    checks.string('token', 12345, true);
+    checks.string('baseUrl', 7);
+    checks.string('fine', 'yes');
+    checks.boolean('flag', 'yes');
+    checks.boolean('ok', false);
+    checks.timeout('timeout', -1);
+    checks.timeout('fine', 5);
+    checks.signal('signal', 'stop');
+    checks.signal('fine', AbortSignal.abort());
+    expect(checks.object('o1', null)).toBe(false);
+    expect(checks.object('o2', [1])).toBe(false);
+    expect(checks.object('o3', {})).toBe(true);
+    expect(checks.object('o4', undefined)).toBe(true);
+    expect(checks.issues).toEqual([
+      { path: 'token', message: 'must be a string (got number)' },
+      { path: 'baseUrl', message: 'must be a string (got 7)' },
+      { path: 'flag', message: 'must be true or false (got "yes")' },
+      {
+        path: 'timeout',
+        message: 'must be a number of ms >= 0 (0 or Infinity: no timeout); got -1',
+      },
+      { path: 'signal', message: 'must be an AbortSignal (got "stop")' },
+      { path: 'o1', message: 'must be an object (got null)' },
+      { path: 'o2', message: 'must be an object (got an array)' },
+    ]);
+    expect(() => checks.done()).toThrow(
+      /^new BrowserApi: invalid options: token: must be a string \(got number\); baseUrl/,
+    );
+    expect(() => new OptionChecks('w').done()).not.toThrow();
+  });
+
+  it.each([
+    [0, { min: 0 }, undefined],
+    [0, { min: 0, exclusiveMin: true }, 'must be a number > 0 (got 0)'],
+    [-1, { min: 0 }, 'must be a number >= 0 (got -1)'],
+    [1.5, { min: 0, integer: true }, 'must be an integer >= 0 (got 1.5)'],
+    [2, { min: 0, integer: true }, undefined],
+    [Number.POSITIVE_INFINITY, { min: 0 }, undefined],
+    [Number.POSITIVE_INFINITY, { min: 0, finite: true }, 'must be a number >= 0 (got Infinity)'],
+    [Number.NaN, { min: 0 }, 'must be a number >= 0 (got NaN)'],
+    ['3', { min: 0 }, 'must be a number >= 0 (got "3")'],
+    [undefined, { min: 1 }, undefined],
+  ])('number %s under %j', (value, rule, message) => {
+    const checks = new OptionChecks('w');
+    checks.number('n', value, rule);
+    expect(checks.issues).toEqual(message ? [{ path: 'n', message }] : []);
+  });
+});
+
+describe('checkCommonOptions and optionsRoot', () => {
+  const issues = (options: Record<string, unknown>) => {
+    const checks = new OptionChecks('w');
+    checks.string('other', 1);
+    checks.issues.length = 0;
+    checkCommonOptions(checks, options, 'apiKey');
+    return checks.issues.map((i) => i.path);
+  };
+
+  it('checks the credential, URL, timeout, each retry field and the dispatcher', () => {
+    expect(issues({})).toEqual([]);
+    expect(
+      issues({
+        apiKey: 5,
+        baseUrl: 5,
+        timeout: 'x',
+        retry: { retries: 1.5, baseDelayMs: -1, maxDelayMs: Number.NaN, maxRetryAfterMs: -1 },
+        dispatcher: {},
+      }),
+    ).toEqual([
+      'apiKey',
+      'baseUrl',
+      'timeout',
+      'retry.retries',
+      'retry.baseDelayMs',
+      'retry.maxDelayMs',
+      'retry.maxRetryAfterMs',
+      'dispatcher',
+    ]);
+    expect(issues({ retry: 'fast', dispatcher: null })).toEqual(['retry', 'dispatcher']);
+    expect(issues({ retry: {}, dispatcher: { dispatch() {} } })).toEqual([]);
+    expect(issues({ retry: { retries: Number.POSITIVE_INFINITY } })).toEqual(['retry.retries']);
+    expect(issues({ retry: { maxRetryAfterMs: Number.POSITIVE_INFINITY } })).toEqual([]);
+  });
+
+  it('takes an object or nothing as the options root', () => {
+    const options = { a: 1 };
+    expect(optionsRoot('w', options)).toBe(options);
+    expect(optionsRoot('w', undefined)).toEqual({});
+    for (const bad of ['x', null, [1]]) {
+      expect(issuesOf(() => optionsRoot('w', bad))).toEqual([
+        { path: 'options', message: `must be an object (got ${shownOption(bad)})` },
+      ]);
+    }
+  });
+});
+
+describe('parseRequest and describeIssue', () => {
+  const schema = z.object({
+    name: z.string().min(1).max(3),
+    count: z.number().int().min(1).max(9),
+    ratio: z.number().gt(0).lt(1).optional(),
+    kind: z.enum(['a', 'b']),
+    nested: z.object({ flag: z.boolean() }).optional(),
+  });
+  const valid = { name: 'ab', count: 2, kind: 'a' };
+  const wire = (input: unknown) => issuesOf(() => parseWire('create', schema, input));
+
+  it('returns the parsed value, and names a non-object by its argument', () => {
+    expect(parseRequest('w', schema, valid)).toEqual(valid);
+    expect(issuesOf(() => parseRequest('w', schema, 'x'))).toEqual([
+      { path: 'params', message: 'must be an object (got "x")' },
+    ]);
+    expect(wire([1])).toEqual([{ path: 'body', message: 'must be an object (got an array)' }]);
+    expect(issuesOf(() => parseRequest('w', schema, null, { argument: 'query' }))).toEqual([
+      { path: 'query', message: 'must be an object (got null)' },
+    ]);
+  });
+
+  it("words every issue kind, with zod's own message as the fallback", () => {
+    expect(wire({})).toEqual([
+      { path: 'name', message: 'is required' },
+      { path: 'count', message: 'is required' },
+      { path: 'kind', message: 'is required: one of a, b' },
+    ]);
+    expect(
+      wire({ name: '', count: 0, ratio: 0, kind: 'c', nested: { flag: 'y' } }).map(
+        (i) => i.message,
+      ),
+    ).toEqual([
+      'must not be empty',
+      'must be >= 1 (got 0)',
+      'must be > 0 (got 0)',
+      'must be one of a, b (got "c")',
+      'must be a boolean (got "y")',
+    ]);
+    expect(wire({ ...valid, name: 'abcd', count: 10, ratio: 1 }).map((i) => i.message)).toEqual([
+      'must be at most 3 characters (got 4)',
+      'must be <= 9 (got 10)',
+      'must be < 1 (got 1)',
+    ]);
+    expect(wire({ ...valid, count: 1.5 }).map((i) => i.message)).toEqual([
+      'must be an integer (got 1.5)',
+    ]);
+    expect(issuesOf(() => parseWire('w', z.object({ d: z.date() }), { d: 5 }))).toEqual([
+      { path: 'd', message: 'must be date (got 5)' },
+    ]);
+    const custom = z.object({ a: z.string().refine(() => false, 'custom rule') });
+    expect(issuesOf(() => parseWire('w', custom, { a: 'x' }))).toEqual([
+      { path: 'a', message: 'custom rule' },
+    ]);
+    expect(issuesOf(() => parseWire('w', z.string(), {}))).toEqual([
+      { path: 'body', message: 'must be a string (got an object)' },
+    ]);
+  });
+
+  it("uses zod's messages unless given a wording, as a function or an option", () => {
+    const [plain] = issuesOf(() => parseRequest('w', schema, { ...valid, count: 'x' }));
+    expect(plain?.message).not.toBe('must be a number (got "x")');
+    const byFunction = issuesOf(() =>
+      parseRequest('w', schema, { ...valid, count: 'x' }, (issue) => `bad ${issue.code}`),
+    );
+    expect(byFunction).toEqual([{ path: 'count', message: 'bad invalid_type' }]);
+    const byOption = issuesOf(() =>
+      parseRequest('w', schema, { ...valid, count: 'x' }, { describe: describeIssue }),
+    );
+    expect(byOption).toEqual([{ path: 'count', message: 'must be a number (got "x")' }]);
+  });
+});
