@@ -3,13 +3,14 @@
  * (issue 18). Short real timers only (tens of ms): what is asserted is whether a timer fired at
  * all, never how long anything took.
  */
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import {
   callScope,
   checkCallOptions,
   isAbortSignal,
+  raceAbort,
   reasonText,
   timeoutProblem,
   waitInScope,
@@ -164,7 +165,7 @@ describe('callScope', () => {
   });
 });
 
-describe('reasonText and waitInScope', () => {
+describe('reasonText, waitInScope and raceAbort', () => {
   it('shows an Error or string reason, not the default abort reason or nothing', () => {
     const controller = new AbortController();
     controller.abort();
@@ -183,5 +184,25 @@ describe('reasonText and waitInScope', () => {
     const err = await wait.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AbortError);
     expect((err as Error).message).toBe('retry wait: aborted (stop)');
+  });
+
+  it("leaves no listener on the scope's signal, whether the work or the abort came first", async () => {
+    // One scope may race several steps (a launch's create, then its connect): each step must
+    // take its listener away, or they pile up on the signal.
+    const controller = new AbortController();
+    const scope = callScope({ signal: controller.signal }, 0);
+    const scoped = () => getEventListeners(scope.signal, 'abort').length;
+    await raceAbort(Promise.resolve(1), scope, 'w');
+    await sleep(0);
+    expect(scoped()).toBe(0);
+    let finish!: (value: number) => void;
+    const raced = raceAbort(new Promise<number>((resolve) => (finish = resolve)), scope, 'w');
+    expect(scoped()).toBe(1);
+    controller.abort();
+    await expect(raced).rejects.toBeInstanceOf(AbortError);
+    expect(scoped()).toBe(0);
+    finish(2);
+    await sleep(0);
+    expect(scoped()).toBe(0);
   });
 });
