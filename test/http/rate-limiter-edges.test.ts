@@ -71,36 +71,6 @@ describe('RateLimiter back-off and release', () => {
     expect(limiter.available()).toBe(5);
   });
 
-  it('with room in the window, a back-off holds the queue until it ends, not until the oldest request leaves the window', async () => {
-    const time = clock();
-    const sleeps: number[] = [];
-    const wakeUps: (() => void)[] = [];
-    const limiter = new RateLimiter({
-      limit: 5,
-      windowMs: 1000,
-      now: time.now,
-      sleep: (ms) => {
-        sleeps.push(ms);
-        return new Promise<void>((resolve) => wakeUps.push(resolve));
-      },
-    });
-    (await limiter.hold()).release();
-    limiter.backOff(100);
-    let granted = false;
-    const next = limiter.hold().then((slot) => {
-      granted = true;
-      return slot;
-    });
-    await Promise.resolve();
-    // One request in a window of five: only the back-off stands in the way.
-    expect(sleeps).toEqual([100]);
-    expect(granted).toBe(false);
-    time.set(100);
-    wakeUps.shift()?.();
-    (await next).release();
-    expect(sleeps).toEqual([100]);
-  });
-
   it('takes an abort that lands between two sleeps of its queue without throwing', async () => {
     const errors: unknown[] = [];
     const onError = (error: unknown) => errors.push(error);
