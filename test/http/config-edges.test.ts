@@ -3,13 +3,13 @@
  * (issue 18): what counts as a missing value, every way an origin is rejected or cleaned, which
  * socket errors get which hint, and how DEBUG patterns match.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   normalizeOrigin,
   resolveAccountConfig,
   resolveBrowserConfig,
 } from '../../src/http/config.js';
-import { isDebugEnabled } from '../../src/http/debug.js';
+import { isDebugEnabled, setDebugSink } from '../../src/http/debug.js';
 import { ConfigurationError } from '../../src/http/errors.js';
 import { connectionHint, notTheApiHint } from '../../src/http/hints.js';
 import { clearRegisteredSecrets } from '../../src/http/redact.js';
@@ -37,6 +37,22 @@ describe('normalizeOrigin', () => {
   });
 
   it.each([
+    [
+      'host.example',
+      'has no scheme: use http://host.example (or https://host.example for a TLS service)',
+    ],
+    [
+      'host.example/ab',
+      'has no scheme: use http://host.example/ab (or https://host.example/ab for a TLS service)',
+    ],
+    [
+      'localhost:8787/?next=http://x',
+      'has no scheme: use http://localhost:8787/?next=http://x (or https://localhost:8787/?next=http://x for a TLS service)',
+    ],
+    [
+      'a b.example',
+      'must be an http(s) URL such as https://service.example; got a value that is not a URL',
+    ],
     [
       'host.example:8787/x',
       'has no scheme: use http://host.example:8787/x (or https://host.example:8787/x for a TLS service)',
@@ -86,6 +102,18 @@ describe('resolve*Config', () => {
       apiKey: 'k-123456',
       baseUrl: 'http://h',
     });
+  });
+
+  it("lists several missing settings one per line, and names each service's URL variable", () => {
+    expect(messageOf(() => resolveAccountConfig({}, {}))).toBe(
+      'Missing account service configuration (2): \n  - REMOTE_BROWSER_ACCOUNT_URL (or `baseUrl`): the account service origin; for a local emulator run `remote-browser emulator` and export the lines it prints\n  - REMOTE_BROWSER_API_KEY (or `apiKey`): shown in the Profile section of the account dashboard',
+    );
+    expect(messageOf(() => resolveAccountConfig({ apiKey: 'k-123456', baseUrl: 'ftp://h' }))).toBe(
+      'baseUrl (or REMOTE_BROWSER_ACCOUNT_URL) must use http or https, not ftp:',
+    );
+    expect(messageOf(() => resolveBrowserConfig({ token: 't-123456', baseUrl: 'ftp://h' }))).toBe(
+      'baseUrl (or REMOTE_BROWSER_URL) must use http or https, not ftp:',
+    );
   });
 
   it('asks for the proxy password only when sessions are created', () => {
@@ -139,6 +167,7 @@ describe('notTheApiHint', () => {
   it('stays quiet for an API-shaped 404 on a route with an id', () => {
     expect(hint({ error: 'Not found' })).toBeUndefined();
     expect(hint({ detail: ['Not found'] })).toBeUndefined();
+    expect(hint({ error: 'Not found', code: 404 })).toBeUndefined();
   });
 
   it('speaks for a static route, and for bodies that are not an API error', () => {
@@ -159,6 +188,7 @@ describe('isDebugEnabled patterns', () => {
     expect(isDebugEnabled('http', 'remote-browser:ht')).toBe(false);
     expect(isDebugEnabled('http', 'x-remote-browser:http')).toBe(false);
     expect(isDebugEnabled('http', 'remote-*')).toBe(true);
+    expect(isDebugEnabled('http', 'remote-browser:(http)')).toBe(false);
   });
 
   it('splits on commas and spaces, and an exclusion wins wherever it stands', () => {
@@ -167,5 +197,19 @@ describe('isDebugEnabled patterns', () => {
     expect(isDebugEnabled('http', '-remote-browser:http remote-browser:*')).toBe(false);
     expect(isDebugEnabled('http', '-remote-browser:other remote-browser:*')).toBe(true);
     expect(isDebugEnabled('http', '')).toBe(false);
+  });
+});
+
+describe('the default debug sink', () => {
+  it('writes each line to stderr with a newline', () => {
+    const previous = setDebugSink(() => {});
+    setDebugSink(previous);
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      previous('remote-browser:http a line');
+      expect(write).toHaveBeenCalledWith('remote-browser:http a line\n');
+    } finally {
+      write.mockRestore();
+    }
   });
 });

@@ -12,38 +12,39 @@ afterEach(() => clearRegisteredSecrets());
 
 const init = { status: 400, method: 'GET', path: '/p', message: 'm', body: { a: 1 } };
 
-const cases: [Error, string][] = [
-  [new E.RemoteBrowserError('x'), 'RemoteBrowserError'],
-  [new E.ApiError(init), 'ApiError'],
-  [new E.BadRequestError(init), 'BadRequestError'],
-  [new E.AuthenticationError(init), 'AuthenticationError'],
-  [new E.PaymentRequiredError(init), 'PaymentRequiredError'],
-  [new E.PermissionDeniedError(init), 'PermissionDeniedError'],
-  [new E.NotFoundError(init), 'NotFoundError'],
-  [new E.ConflictError(init), 'ConflictError'],
-  [new E.RateLimitError(init), 'RateLimitError'],
-  [new E.UpstreamError(init), 'UpstreamError'],
-  [new E.ServiceUnavailableError(init), 'ServiceUnavailableError'],
-  [new E.InternalServerError(init), 'InternalServerError'],
-  [new E.ConnectionError('x', { requestSent: false }), 'ConnectionError'],
-  [new E.TimeoutError('x'), 'TimeoutError'],
-  [new E.AbortError('x'), 'AbortError'],
-  [new E.ResponseValidationError('w', []), 'ResponseValidationError'],
-  [new E.RequestValidationError('w', []), 'RequestValidationError'],
-  [new E.ConfigurationError('x'), 'ConfigurationError'],
+const cases: [() => Error, string][] = [
+  [() => new E.RemoteBrowserError('x'), 'RemoteBrowserError'],
+  [() => new E.ApiError(init), 'ApiError'],
+  [() => new E.BadRequestError(init), 'BadRequestError'],
+  [() => new E.AuthenticationError(init), 'AuthenticationError'],
+  [() => new E.PaymentRequiredError(init), 'PaymentRequiredError'],
+  [() => new E.PermissionDeniedError(init), 'PermissionDeniedError'],
+  [() => new E.NotFoundError(init), 'NotFoundError'],
+  [() => new E.ConflictError(init), 'ConflictError'],
+  [() => new E.RateLimitError(init), 'RateLimitError'],
+  [() => new E.UpstreamError(init), 'UpstreamError'],
+  [() => new E.ServiceUnavailableError(init), 'ServiceUnavailableError'],
+  [() => new E.InternalServerError(init), 'InternalServerError'],
+  [() => new E.ConnectionError('x', { requestSent: false }), 'ConnectionError'],
+  [() => new E.TimeoutError('x'), 'TimeoutError'],
+  [() => new E.AbortError('x'), 'AbortError'],
+  [() => new E.ResponseValidationError('w', []), 'ResponseValidationError'],
+  [() => new E.RequestValidationError('w', []), 'RequestValidationError'],
+  [() => new E.ConfigurationError('x'), 'ConfigurationError'],
 ];
 const guards = E as unknown as Record<string, (e: unknown) => boolean>;
 
 describe('error names and guards', () => {
-  it.each(cases)('%s is named %s', (error, name) => {
-    expect(error.name).toBe(name);
+  // Built inside each test: the class field `name` must run under the test that checks it.
+  it.each(cases)('%# is named %s', (make, name) => {
+    expect(make().name).toBe(name);
   });
 
   // InternalServerError has no guard of its own: isApiError covers it.
   const guarded = cases.filter(([, name]) => `is${name}` in guards);
-  it.each(guarded)('%s is known by its guard, also from another copy', (error, name) => {
+  it.each(guarded)('%# %s is known by its guard, also from another copy', (make, name) => {
     const guard = guards[`is${name}`] as (e: unknown) => boolean;
-    expect(guard(error)).toBe(true);
+    expect(guard(make())).toBe(true);
     // Another copy of the package: a class of the same name, and a subclass of one.
     const Foreign = { [name]: class extends Error {} }[name] as new () => Error;
     class Sub extends Foreign {}
@@ -137,6 +138,12 @@ describe('error messages and fields', () => {
       },
     );
     expect(new E.TimeoutError('t').toJSON()).toEqual({ name: 'TimeoutError', message: 't' });
+    expect(
+      new E.ResponseValidationError('w', [{ path: 'a', message: 'b' }]).toJSON(),
+    ).toMatchObject({
+      field: 'a',
+      issues: [{ path: 'a', message: 'b' }],
+    });
   });
 
   it('prints the stack alone without details, else with details and cause, redacted', () => {
@@ -152,5 +159,12 @@ describe('error messages and fields', () => {
     expect(shown).toContain('cause: Error: inner');
     expect(shown).not.toContain('sekrit-value-99');
     expect(inspect(new E.TimeoutError('t', { cause }))).toContain('cause: Error: inner');
+    // The details follow inspect's own options: depth and colours.
+    const nested = new E.ApiError({ ...init, body: { a: { b: 1 } } });
+    expect(inspect(nested)).toContain('body: { a: { b: 1 } }');
+    expect(inspect(nested, { colors: true })).toContain('status: \x1b[33m400\x1b[39m');
+    const stackless = new E.TimeoutError('no stack');
+    stackless.stack = undefined;
+    expect(inspect(stackless)).toBe('TimeoutError: no stack');
   });
 });

@@ -3,12 +3,14 @@
  * out of JSON and inspect output, schemas built on first use, id path segments, and the shared,
  * load-once undici pieces.
  */
+import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestValidationError } from '../../src/http/errors.js';
 import { fullyRedacted, hideFields } from '../../src/http/hidden-fields.js';
 import { lazySchema, zod } from '../../src/http/lazy-schema.js';
+import * as builtins from '../../src/http/node-builtins.js';
 import { sleep } from '../../src/http/node-builtins.js';
 import { idSegment } from '../../src/http/path.js';
 import { clearRegisteredSecrets, REDACTED, redact } from '../../src/http/redact.js';
@@ -125,6 +127,23 @@ describe('undici and node helpers', () => {
     const dispatcher = await sharedDispatcher();
     expect(dispatcher).toBeInstanceOf(Agent);
     expect(await sharedDispatcher()).toBe(dispatcher);
+  });
+
+  it('hands out each Node built-in module by its name', async () => {
+    const require = createRequire(import.meta.url);
+    const pairs: [() => object, string][] = [
+      [builtins.nodeFs, 'node:fs'],
+      [builtins.nodeFsPromises, 'node:fs/promises'],
+      [builtins.nodePath, 'node:path'],
+      [builtins.nodeUrl, 'node:url'],
+      [builtins.nodeModule, 'node:module'],
+      [builtins.nodeOs, 'node:os'],
+      [builtins.nodeUtil, 'node:util'],
+      [builtins.nodeCrypto, 'node:crypto'],
+      [builtins.nodeStreamPromises, 'node:stream/promises'],
+      [builtins.nodeChildProcess, 'node:child_process'],
+    ];
+    for (const [load, name] of pairs) expect(load()).toBe(require(name));
   });
 
   it('sleeps and resolves with the value', async () => {

@@ -56,6 +56,7 @@ describe('OptionChecks', () => {
     checks.timeout('fine', 5);
     checks.signal('signal', 'stop');
     checks.signal('fine', AbortSignal.abort());
+    checks.signal('absent', undefined);
     expect(checks.object('o1', null)).toBe(false);
     expect(checks.object('o2', [1])).toBe(false);
     expect(checks.object('o3', {})).toBe(true);
@@ -81,6 +82,7 @@ describe('OptionChecks', () => {
   it.each([
     [0, { min: 0 }, undefined],
     [0, { min: 0, exclusiveMin: true }, 'must be a number > 0 (got 0)'],
+    [0.5, { min: 0, exclusiveMin: true }, undefined],
     [-1, { min: 0 }, 'must be a number >= 0 (got -1)'],
     [1.5, { min: 0, integer: true }, 'must be an integer >= 0 (got 1.5)'],
     [2, { min: 0, integer: true }, undefined],
@@ -105,6 +107,18 @@ describe('checkCommonOptions and optionsRoot', () => {
     return checks.issues.map((i) => i.path);
   };
 
+  it('shows a credential only by its type, and says what a dispatcher must be', () => {
+    const checks = new OptionChecks('w');
+    checkCommonOptions(checks, { apiKey: 12345, dispatcher: {} }, 'apiKey');
+    expect(checks.issues).toEqual([
+      { path: 'apiKey', message: 'must be a string (got number)' },
+      {
+        path: 'dispatcher',
+        message: 'must be an undici Dispatcher (an Agent, Pool or ProxyAgent)',
+      },
+    ]);
+  });
+
   it('checks the credential, URL, timeout, each retry field and the dispatcher', () => {
     expect(issues({})).toEqual([]);
     expect(
@@ -127,6 +141,10 @@ describe('checkCommonOptions and optionsRoot', () => {
     ]);
     expect(issues({ retry: 'fast', dispatcher: null })).toEqual(['retry', 'dispatcher']);
     expect(issues({ retry: {}, dispatcher: { dispatch() {} } })).toEqual([]);
+    const fine = { retries: 1, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterMs: 5 };
+    expect(issues({ retry: fine })).toEqual([]);
+    const endless = { baseDelayMs: Number.POSITIVE_INFINITY, maxDelayMs: Number.POSITIVE_INFINITY };
+    expect(issues({ retry: endless })).toEqual(['retry.baseDelayMs', 'retry.maxDelayMs']);
     expect(issues({ retry: { retries: Number.POSITIVE_INFINITY } })).toEqual(['retry.retries']);
     expect(issues({ retry: { maxRetryAfterMs: Number.POSITIVE_INFINITY } })).toEqual([]);
   });
@@ -135,6 +153,9 @@ describe('checkCommonOptions and optionsRoot', () => {
     const options = { a: 1 };
     expect(optionsRoot('w', options)).toBe(options);
     expect(optionsRoot('w', undefined)).toEqual({});
+    expect(() => optionsRoot('new AccountApi', 'x')).toThrow(
+      'new AccountApi: invalid options: options: must be an object (got "x")',
+    );
     for (const bad of ['x', null, [1]]) {
       expect(issuesOf(() => optionsRoot('w', bad))).toEqual([
         { path: 'options', message: `must be an object (got ${shownOption(bad)})` },
@@ -204,7 +225,10 @@ describe('parseRequest and describeIssue', () => {
 
   it("uses zod's messages unless given a wording, as a function or an option", () => {
     const [plain] = issuesOf(() => parseRequest('w', schema, { ...valid, count: 'x' }));
-    expect(plain?.message).not.toBe('must be a number (got "x")');
+    expect(plain?.message).toBe('Invalid input: expected number, received string');
+    expect(issuesOf(() => parseRequest('w', schema, { ...valid, nested: { flag: 1 } }))).toEqual([
+      { path: 'nested.flag', message: 'Invalid input: expected boolean, received number' },
+    ]);
     const byFunction = issuesOf(() =>
       parseRequest('w', schema, { ...valid, count: 'x' }, (issue) => `bad ${issue.code}`),
     );
