@@ -36,13 +36,14 @@ const guards = E as unknown as Record<string, (e: unknown) => boolean>;
 
 describe('error names and guards', () => {
   // Built inside each test: the class field `name` must run under the test that checks it.
-  it.each(cases)('%# is named %s', (make, name) => {
+  const named = cases.map(([make, name]) => ({ make, name }));
+  it.each(named)('$name is named so', ({ make, name }) => {
     expect(make().name).toBe(name);
   });
 
   // InternalServerError has no guard of its own: isApiError covers it.
-  const guarded = cases.filter(([, name]) => `is${name}` in guards);
-  it.each(guarded)('%# %s is known by its guard, also from another copy', (make, name) => {
+  const guarded = named.filter(({ name }) => `is${name}` in guards);
+  it.each(guarded)('$name is known by its guard, also from another copy', ({ make, name }) => {
     const guard = guards[`is${name}`] as (e: unknown) => boolean;
     expect(guard(make())).toBe(true);
     // Another copy of the package: a class of the same name, and a subclass of one.
