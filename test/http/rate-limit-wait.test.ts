@@ -4,38 +4,17 @@
  * bound over every wait of the same call (a limiter backed off twice by 429s).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AbortError, TimeoutError } from '../../src/http/errors.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
-import { Transport } from '../../src/http/transport.js';
-import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
+import { useBrowserTransport } from './transport-harness.js';
 
-let server: TestServer;
-let transport: Transport | undefined;
-
-beforeAll(async () => {
-  server = await startTestServer();
+const service = useBrowserTransport('rate-limit-wait-token', {
+  retry: { baseDelayMs: 10, maxDelayMs: 20 },
 });
-afterAll(() => server.close());
-afterEach(async () => {
-  await transport?.close();
-  transport = undefined;
-  server.requests.length = 0;
-});
-
-function browserTransport(options: Partial<ConstructorParameters<typeof Transport>[0]> = {}) {
-  transport = new Transport({
-    service: 'browser',
-    origin: server.origin,
-    apiPath: '/api/v2/browser',
-    authorization: 'Bearer rate-limit-wait-token',
-    unwrapData: true,
-    retry: { baseDelayMs: 10, maxDelayMs: 20 },
-    ...options,
-  });
-  return transport;
-}
+const { browserTransport } = service;
 
 const REFUSED = 'the service refused the request with 429, so it was not carried out';
 const throttled = (seconds: string) =>
@@ -43,7 +22,7 @@ const throttled = (seconds: string) =>
 
 describe("a 429's Retry-After without a limiter", () => {
   it('is waited out within maxRateLimitWaitMs, also with a caller signal, then the call gives up saying so', async () => {
-    server.respond(throttled('30'));
+    service.server.respond(throttled('30'));
     const t = browserTransport({ maxRateLimitWaitMs: 50 });
     const error = await t
       .request({
@@ -57,11 +36,11 @@ describe("a 429's Retry-After without a limiter", () => {
     expect((error as Error).message).toBe(
       `sessions.get(s1): waited for a rate-limit slot for 50 ms (the maxRateLimitWaitMs option) and gave up; ${REFUSED}`,
     );
-    expect(server.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
   });
 
   it("ends when the caller's signal aborts, with its reason and cause", async () => {
-    server.respond(throttled('30'));
+    service.server.respond(throttled('30'));
     const t = browserTransport();
     const controller = new AbortController();
     const calling = t
@@ -72,7 +51,7 @@ describe("a 429's Retry-After without a limiter", () => {
         signal: controller.signal,
       })
       .catch((e: unknown) => e);
-    await eventually(() => server.requests.length === 1, 5000, 'the request');
+    await eventually(() => service.server.requests.length === 1, 5000, 'the request');
     const reason = new Error('the user closed the tab');
     controller.abort(reason);
     const error = await calling;
@@ -81,14 +60,14 @@ describe("a 429's Retry-After without a limiter", () => {
       `sessions.get(s1): aborted (the user closed the tab) while it waited for a rate-limit slot; ${REFUSED}`,
     );
     expect((error as Error).cause).toBe(reason);
-    expect(server.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
   });
 });
 
 describe('maxRateLimitWaitMs', () => {
   it('bounds every wait of one call together, not each wait on its own', async () => {
     // Two back-offs of 500 ms each: each fits in 800 ms, both together do not.
-    server.respond(throttled('0.5'), throttled('0.5'), json(200, { data: { id: 's1' } }));
+    service.server.respond(throttled('0.5'), throttled('0.5'), json(200, { data: { id: 's1' } }));
     const limiter = new RateLimiter({ limit: 10 });
     const t = browserTransport({ maxRateLimitWaitMs: 800 });
     const error = await t
@@ -99,7 +78,7 @@ describe('maxRateLimitWaitMs', () => {
       `sessions.get(s1): waited for a rate-limit slot for 800 ms (the maxRateLimitWaitMs option) and gave up; ${REFUSED}`,
     );
     // A loaded machine may spend the budget within the first back-off; never a third request.
-    expect(server.requests.length).toBeLessThan(3);
+    expect(service.server.requests.length).toBeLessThan(3);
   });
 });
 
@@ -109,7 +88,7 @@ describe('a retry after a 429 with a limiter', () => {
     const answered = new Promise<void>((resolve) => {
       answer = resolve;
     });
-    server.respond(
+    service.server.respond(
       async (req, res) => {
         await answered;
         throttled('0.05')(req, res);
@@ -120,13 +99,13 @@ describe('a retry after a 429 with a limiter', () => {
     const limiter = new RateLimiter({ limit: 1, windowMs: 100 });
     const t = browserTransport();
     const a = t.request({ method: 'GET', path: '/sessions/a', what: 'sessions.get(a)', limiter });
-    await eventually(() => server.requests.length === 1, 5000, 'the first request');
+    await eventually(() => service.server.requests.length === 1, 5000, 'the first request');
     const b = t.request({ method: 'GET', path: '/sessions/b', what: 'sessions.get(b)', limiter });
     // b queues behind a's slot; only then does a get its 429.
     await sleep(50);
     answer();
     await Promise.all([a, b]);
-    expect(server.requests.map((r) => r.url)).toEqual([
+    expect(service.server.requests.map((r) => r.url)).toEqual([
       '/api/v2/browser/sessions/a',
       '/api/v2/browser/sessions/a',
       '/api/v2/browser/sessions/b',

@@ -4,20 +4,7 @@
  */
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/http/rate-limiter.js';
-
-function virtualLimiter(limit: number) {
-  const clock = { now: 0 };
-  const limiter = new RateLimiter({
-    limit,
-    windowMs: 1000,
-    now: () => clock.now,
-    sleep: async (ms) => {
-      clock.now += ms;
-    },
-  });
-  return { clock, limiter };
-}
+import { virtualLimiter } from './virtual-limiter.js';
 
 describe('RateLimiter queue', () => {
   it('gives no slot to a waiter that left: the capacity stays whole', async () => {

@@ -3,7 +3,7 @@
  * which statuses and failures are retried and when not, the debug lines, response bodies that
  * are empty, not JSON, not wrapped or too long, and the rate limiter's part in a call.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { setDebugSink } from '../../src/http/debug.js';
 import {
@@ -16,61 +16,22 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../../src/http/errors.js';
-import { RateLimiter } from '../../src/http/rate-limiter.js';
-import { Transport } from '../../src/http/transport.js';
+import type { RateLimiter } from '../../src/http/rate-limiter.js';
 import { withEnv } from '../helpers/env.js';
-import {
-  drop,
-  type Handler,
-  json,
-  startTestServer,
-  type TestServer,
-} from '../helpers/http-server.js';
+import { drop, type Handler, json } from '../helpers/http-server.js';
+import { useBrowserTransport } from './transport-harness.js';
+import { virtualLimiter } from './virtual-limiter.js';
 
-let server: TestServer;
-let transport: Transport;
-
-beforeAll(async () => {
-  server = await startTestServer();
+const service = useBrowserTransport('request-edges-token', {
+  retry: { baseDelayMs: 1, maxDelayMs: 2 },
 });
-afterAll(() => server.close());
-afterEach(async () => {
-  await transport?.close();
-  server.requests.length = 0;
-});
-
-function browserTransport(options: Partial<ConstructorParameters<typeof Transport>[0]> = {}) {
-  transport = new Transport({
-    service: 'browser',
-    origin: server.origin,
-    apiPath: '/api/v2/browser',
-    authorization: 'Bearer request-edges-token',
-    unwrapData: true,
-    retry: { baseDelayMs: 1, maxDelayMs: 2 },
-    ...options,
-  });
-  return transport;
-}
+const { browserTransport } = service;
 
 function textHandler(status: number, body: string): Handler {
   return (_req, res) => {
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end(body);
   };
-}
-
-/** A virtual clock for a RateLimiter: its waits move the clock instead of taking time. */
-function virtualLimiter(limit: number) {
-  const clock = { now: 0 };
-  const limiter = new RateLimiter({
-    limit,
-    windowMs: 1000,
-    now: () => clock.now,
-    sleep: async (ms) => {
-      clock.now += ms;
-    },
-  });
-  return { clock, limiter };
 }
 
 async function debugLines(run: () => Promise<unknown>): Promise<string[]> {
@@ -86,23 +47,23 @@ async function debugLines(run: () => Promise<unknown>): Promise<string[]> {
 
 describe('Transport.request edges', () => {
   it('drops trailing slashes of the origin, null and undefined query values, and sends Accept but no body type on a GET', async () => {
-    server.respond(json(200, { data: 1 }));
-    const t = browserTransport({ origin: `${server.origin}//` });
-    expect(t.origin).toBe(server.origin);
+    service.server.respond(json(200, { data: 1 }));
+    const t = browserTransport({ origin: `${service.server.origin}//` });
+    expect(t.origin).toBe(service.server.origin);
     await t.request({
       method: 'GET',
       path: '/x',
       query: { a: null, b: undefined, c: 0 },
       what: 'x',
     });
-    const [req] = server.requests;
+    const [req] = service.server.requests;
     expect(req?.url).toBe('/api/v2/browser/x?c=0');
     expect(req?.headers.accept).toBe('application/json');
     expect(req?.headers['content-type']).toBeUndefined();
   });
 
   it("times out after the transport's own timeout when the call names none", async () => {
-    server.respond(async (_req, res) => {
+    service.server.respond(async (_req, res) => {
       await new Promise((r) => setTimeout(r, 2000));
       res.end(JSON.stringify({ data: 'late' }));
     });
@@ -115,21 +76,21 @@ describe('Transport.request edges', () => {
 
   it('retries a POST only on a status the service names as unprocessed', async () => {
     const limited = json(429, { error: 'slow down' }, { 'retry-after': '0' });
-    server.respond(limited, json(200, { data: 'ok' }));
+    service.server.respond(limited, json(200, { data: 'ok' }));
     const post = { method: 'POST', path: '/submit', body: {}, what: 'submit' } as const;
     expect(await browserTransport({ unprocessedStatuses: [429] }).request(post)).toBe('ok');
-    expect(server.requests).toHaveLength(2);
-    server.requests.length = 0;
-    server.respond(limited, json(200, { data: 'ok' }));
+    expect(service.server.requests).toHaveLength(2);
+    service.server.requests.length = 0;
+    service.server.respond(limited, json(200, { data: 'ok' }));
     const err = await browserTransport()
       .request(post)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
-    expect(server.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
   });
 
   it('logs each attempt, retry and rate-limited wait on its own line', async () => {
-    server.respond(
+    service.server.respond(
       json(503, { error: 'busy' }, { 'retry-after': '0' }),
       json(429, { error: 'slow' }, { 'retry-after': '0' }),
       json(200, { data: 1 }),
@@ -176,7 +137,7 @@ describe('Transport.request edges', () => {
   });
 
   it('ends a dropped POST message with the socket reason and the warning, no hint', async () => {
-    server.respond(drop);
+    service.server.respond(drop);
     const err: any = await browserTransport()
       .request({ method: 'POST', path: '/sessions', body: {}, what: 'sessions.create' })
       .catch((e: any) => e);
@@ -200,24 +161,24 @@ describe('Transport.request edges', () => {
   });
 
   it('maps 400 to a BadRequestError and gives the not-the-API hint only on a 404', async () => {
-    server.respond(json(400, { error: 'bad' }));
+    service.server.respond(json(400, { error: 'bad' }));
     const t = browserTransport();
     const get = { method: 'GET', path: '/x', what: 'x' } as const;
     expect(await t.request(get).catch((e: unknown) => e)).toBeInstanceOf(BadRequestError);
-    server.respond(textHandler(500, 'boom'));
+    service.server.respond(textHandler(500, 'boom'));
     const internal: any = await t.request({ ...get, idempotent: false }).catch((e: any) => e);
     expect(internal).toBeInstanceOf(InternalServerError);
     expect(internal.message).not.toContain('does not look like');
-    server.respond(textHandler(404, '<html>nope</html>'));
+    service.server.respond(textHandler(404, '<html>nope</html>'));
     const missing: any = await t.request(get).catch((e: any) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing.message).toContain(
-      `${server.origin}/api/v2/browser does not look like the browser service's API`,
+      `${service.server.origin}/api/v2/browser does not look like the browser service's API`,
     );
   });
 
   it('names a 404 on a static route (exact or prefix*) as the wrong URL, even with an API body', async () => {
-    server.respond(json(404, { error: 'Not found' }));
+    service.server.respond(json(404, { error: 'Not found' }));
     const t = browserTransport({ staticRoutes: ['/sessions*', '/health'] });
     const hintOf = async (path: string) => {
       const err: any = await t.request({ method: 'GET', path, what: 'x' }).catch((e: any) => e);
@@ -232,15 +193,15 @@ describe('Transport.request edges', () => {
   it('returns nothing for a 204 and for an empty body, and rejects bodies that are not { data }', async () => {
     const t = browserTransport();
     const get = { method: 'GET', path: '/x', what: 'x' } as const;
-    server.respond((_req, res) => {
+    service.server.respond((_req, res) => {
       res.writeHead(204).end();
     });
     expect(await t.request(get)).toBeUndefined();
-    server.respond(textHandler(200, ''));
+    service.server.respond(textHandler(200, ''));
     const account = browserTransport({ service: 'account', unwrapData: false });
     expect(await account.request(get)).toBeUndefined();
     for (const body of ['plain text', 'null']) {
-      server.respond(textHandler(200, body));
+      service.server.respond(textHandler(200, body));
       const err: any = await browserTransport()
         .request(get)
         .catch((e: any) => e);
@@ -254,11 +215,11 @@ describe('Transport.request edges', () => {
   it("returns the schema's output, and names a nested field by its dotted path", async () => {
     const t = browserTransport();
     const schema = z.object({ a: z.object({ b: z.string() }) });
-    server.respond(json(200, { data: { a: { b: 'x', extra: 1 }, other: 2 } }));
+    service.server.respond(json(200, { data: { a: { b: 'x', extra: 1 }, other: 2 } }));
     expect(await t.request({ method: 'GET', path: '/x', schema, what: 'x' })).toEqual({
       a: { b: 'x' },
     });
-    server.respond(json(200, { data: { a: { b: 5 } } }));
+    service.server.respond(json(200, { data: { a: { b: 5 } } }));
     const err: any = await t
       .request({ method: 'GET', path: '/x', schema, what: 'x' })
       .catch((e: any) => e);
@@ -268,7 +229,7 @@ describe('Transport.request edges', () => {
   it('keeps a non-JSON error body as text, cut after 2000 characters', async () => {
     const t = browserTransport({ retry: { retries: 0 } });
     const bodyOf = async (body: string) => {
-      server.respond(textHandler(500, body));
+      service.server.respond(textHandler(500, body));
       const err: any = await t
         .request({ method: 'GET', path: '/x', what: 'x' })
         .catch((e: any) => e);
@@ -290,11 +251,11 @@ describe('Transport.request with a rate limiter', () => {
       .catch((e: any) => e);
     expect(err).toBeInstanceOf(AbortError);
     expect(err.message).toMatch(/nothing was sent$/);
-    expect(server.requests).toHaveLength(0);
+    expect(service.server.requests).toHaveLength(0);
   });
 
   it('queues first attempts in arrival order (only a retry goes first)', async () => {
-    server.respond(json(200, { data: 1 }));
+    service.server.respond(json(200, { data: 1 }));
     const { limiter } = virtualLimiter(1);
     const t = browserTransport();
     await t.request({ method: 'GET', path: '/warm', what: 'warm' });
@@ -305,7 +266,7 @@ describe('Transport.request with a rate limiter', () => {
     await new Promise((r) => setImmediate(r));
     held.release();
     await Promise.all([b, c]);
-    expect(server.requests.map((r) => r.url)).toEqual([
+    expect(service.server.requests.map((r) => r.url)).toEqual([
       '/api/v2/browser/warm',
       '/api/v2/browser/b',
       '/api/v2/browser/c',
@@ -313,7 +274,7 @@ describe('Transport.request with a rate limiter', () => {
   });
 
   it("waits out a 429's Retry-After through the limiter, holding its other callers back", async () => {
-    server.respond(
+    service.server.respond(
       json(429, { error: 'slow' }, { 'retry-after': '30' }),
       json(200, { data: 'ok' }),
     );
@@ -322,7 +283,7 @@ describe('Transport.request with a rate limiter', () => {
     const t = browserTransport({ maxRateLimitWaitMs: 5000 });
     expect(await t.request({ method: 'GET', path: '/x', limiter, what: 'x' })).toBe('ok');
     expect(clock.now).toBeGreaterThanOrEqual(30_000);
-    expect(server.requests).toHaveLength(2);
+    expect(service.server.requests).toHaveLength(2);
   });
 
   it('releases a slot granted to a call whose signal aborted meanwhile, and sends nothing', async () => {
@@ -340,6 +301,6 @@ describe('Transport.request with a rate limiter', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AbortError);
     expect(released).toBe(1);
-    expect(server.requests).toHaveLength(0);
+    expect(service.server.requests).toHaveLength(0);
   });
 });

@@ -16,56 +16,41 @@ import {
   InternalServerError,
   NotFoundError,
 } from '../../src/http/errors.js';
-import { Transport } from '../../src/http/transport.js';
 import { withEnv } from '../helpers/env.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
+import { useBrowserTransport } from './transport-harness.js';
 
 const TOKEN = 'stream-test-token-77';
-let server: TestServer;
+const service = useBrowserTransport(TOKEN);
+const { browserTransport } = service;
 let other: TestServer;
-let transport: Transport;
 
 beforeAll(async () => {
-  server = await startTestServer();
   other = await startTestServer();
 });
-afterAll(async () => {
-  await server.close();
-  await other.close();
-});
-afterEach(async () => {
-  await transport?.close();
-  server.requests.length = 0;
+afterAll(() => other.close());
+afterEach(() => {
   other.requests.length = 0;
 });
-
-function browserTransport(options: Partial<ConstructorParameters<typeof Transport>[0]> = {}) {
-  transport = new Transport({
-    service: 'browser',
-    origin: server.origin,
-    apiPath: '/api/v2/browser',
-    authorization: `Bearer ${TOKEN}`,
-    unwrapData: true,
-    ...options,
-  });
-  return transport;
-}
 
 const video = json(200, 'webm-bytes');
 
 describe('Transport.stream', () => {
   it('sends the Authorization header to an API path of its own origin only', async () => {
-    server.respond(video);
+    service.server.respond(video);
     other.respond(video);
     const t = browserTransport();
     const own = await t.stream({ url: '/recordings/r1', what: 'download' });
     expect(await text(own.body)).toBe('"webm-bytes"');
     const foreign = await t.stream({ url: `${other.origin}/r1.webm`, what: 'download' });
     await text(foreign.body);
-    const signed = await t.stream({ url: `${server.origin}/rec/1.webm?sig=abc`, what: 'download' });
+    const signed = await t.stream({
+      url: `${service.server.origin}/rec/1.webm?sig=abc`,
+      what: 'download',
+    });
     await text(signed.body);
-    const [first, third] = server.requests;
+    const [first, third] = service.server.requests;
     expect([first?.method, first?.url, first?.headers.authorization]).toEqual([
       'GET',
       '/api/v2/browser/recordings/r1',
@@ -76,19 +61,19 @@ describe('Transport.stream', () => {
   });
 
   it('keeps a path whose query names another URL under the API path', async () => {
-    server.respond(video);
+    service.server.respond(video);
     const out = await browserTransport().stream({
       url: '/recordings/r1?next=http://elsewhere.example/x',
       what: 'download',
     });
     await text(out.body);
-    expect(server.requests[0]?.url).toBe(
+    expect(service.server.requests[0]?.url).toBe(
       '/api/v2/browser/recordings/r1?next=http://elsewhere.example/x',
     );
   });
 
   it('logs the request and response lines of a stream', async () => {
-    server.respond(video);
+    service.server.respond(video);
     const lines: string[] = [];
     const previous = setDebugSink((line) => lines.push(line));
     try {
@@ -107,20 +92,20 @@ describe('Transport.stream', () => {
 
   it('maps an error status, 400 included, to its error with the GET and the body message', async () => {
     const t = browserTransport();
-    server.respond(json(404, { error: 'no such recording' }));
+    service.server.respond(json(404, { error: 'no such recording' }));
     const missing: any = await t
       .stream({ url: '/recordings/r1', what: 'download' })
       .catch((e) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
     expect([missing.method, missing.path]).toEqual(['GET', '/api/v2/browser/recordings/r1']);
     expect(missing.message).toContain('no such recording');
-    server.respond(json(400, { error: 'bad range' }));
+    service.server.respond(json(400, { error: 'bad range' }));
     const bad = await t.stream({ url: '/recordings/r1', what: 'download' }).catch((e) => e);
     expect(bad).toBeInstanceOf(BadRequestError);
   });
 
   it('still maps an error status whose body breaks off', async () => {
-    server.respond((_req, res) => {
+    service.server.respond((_req, res) => {
       res.writeHead(500, { 'content-length': '100' });
       res.write('0123456789');
       setImmediate(() => res.socket?.destroy());
@@ -147,13 +132,13 @@ describe('Transport.stream', () => {
       .stream({ url: '/recordings/r1', signal: AbortSignal.abort(), what: 'download' })
       .catch((e) => e);
     expect(aborted).toBeInstanceOf(AbortError);
-    expect(server.requests).toHaveLength(0);
+    expect(service.server.requests).toHaveLength(0);
   });
 });
 
 describe('Transport dispatcher', () => {
   it('sends through a given dispatcher and leaves it open on close()', async () => {
-    server.respond(json(200, { data: 1 }));
+    service.server.respond(json(200, { data: 1 }));
     let dispatched = 0;
     class CountingAgent extends Agent {
       override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {

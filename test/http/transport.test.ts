@@ -1,6 +1,6 @@
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { setDebugSink } from '../../src/http/debug.js';
 import {
@@ -14,40 +14,18 @@ import {
 } from '../../src/http/errors.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { clearRegisteredSecrets, registerSecret } from '../../src/http/redact.js';
-import { Transport } from '../../src/http/transport.js';
 import { withEnv } from '../helpers/env.js';
-import { drop, json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { drop, json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
+import { useBrowserTransport } from './transport-harness.js';
 
-let server: TestServer;
-let transport: Transport;
 const TOKEN = 'transport-test-token-123';
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
-afterEach(async () => {
-  await transport?.close();
-  server.requests.length = 0;
-});
-
-function browserTransport(options: Partial<ConstructorParameters<typeof Transport>[0]> = {}) {
-  transport = new Transport({
-    service: 'browser',
-    origin: server.origin,
-    apiPath: '/api/v2/browser',
-    authorization: `Bearer ${TOKEN}`,
-    unwrapData: true,
-    retry: { baseDelayMs: 10, maxDelayMs: 20 },
-    ...options,
-  });
-  return transport;
-}
+const service = useBrowserTransport(TOKEN, { retry: { baseDelayMs: 10, maxDelayMs: 20 } });
+const { browserTransport } = service;
 
 describe('Transport', () => {
   it('sends the auth header, a JSON body and the query string, and unwraps { data }', async () => {
-    server.respond(json(200, { data: { id: 's1', extra: true } }));
+    service.server.respond(json(200, { data: { id: 's1', extra: true } }));
     const t = browserTransport();
     const out = await t.request({
       method: 'POST',
@@ -57,7 +35,7 @@ describe('Transport', () => {
       what: 'sessions.create',
     });
     expect(out).toEqual({ id: 's1', extra: true });
-    const [req] = server.requests;
+    const [req] = service.server.requests;
     expect(req?.method).toBe('POST');
     expect(req?.url).toBe('/api/v2/browser/sessions?a=1&c=true');
     expect(req?.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -67,7 +45,7 @@ describe('Transport', () => {
   });
 
   it('uses the account header and no unwrapping for the account service', async () => {
-    server.respond(json(200, { balance: 3 }));
+    service.server.respond(json(200, { balance: 3 }));
     const t = browserTransport({
       service: 'account',
       apiPath: '/api/v2/base',
@@ -77,20 +55,20 @@ describe('Transport', () => {
     expect(await t.request({ method: 'GET', path: '/llm/balance/', what: 'balance' })).toEqual({
       balance: 3,
     });
-    expect(server.requests[0]?.headers.authorization).toBe('x-api-key k1');
+    expect(service.server.requests[0]?.headers.authorization).toBe('x-api-key k1');
   });
 
   it('reuses keep-alive connections across consecutive calls', async () => {
-    server.respond(json(200, { data: 1 }));
+    service.server.respond(json(200, { data: 1 }));
     const t = browserTransport();
     for (let i = 0; i < 6; i++) await t.request({ method: 'GET', path: `/${i}`, what: 'x' });
-    const ports = new Set(server.requests.map((r) => r.remotePort));
-    expect(server.requests).toHaveLength(6);
+    const ports = new Set(service.server.requests.map((r) => r.remotePort));
+    expect(service.server.requests).toHaveLength(6);
     expect(ports.size).toBeLessThanOrEqual(2);
   });
 
   it('validates the payload and names the offending field', async () => {
-    server.respond(json(200, { data: { id: 5 } }));
+    service.server.respond(json(200, { data: { id: 5 } }));
     const t = browserTransport();
     const err: any = await t
       .request({
@@ -106,7 +84,7 @@ describe('Transport', () => {
   });
 
   it('reports a success body without { data } as a validation error', async () => {
-    server.respond(json(200, { id: 's' }));
+    service.server.respond(json(200, { id: 's' }));
     const err: any = await browserTransport()
       .request({ method: 'GET', path: '/x', what: 'x' })
       .catch((e: any) => e);
@@ -115,56 +93,60 @@ describe('Transport', () => {
   });
 
   it('retries an idempotent GET on 503, honouring Retry-After', async () => {
-    server.respond(
+    service.server.respond(
       json(503, { error: 'busy', reason: 'maintenance' }, { 'retry-after': '0.2' }),
       json(200, { data: 'ok' }),
     );
     const started = Date.now();
     expect(await browserTransport().request({ method: 'GET', path: '/x', what: 'x' })).toBe('ok');
-    expect(server.requests).toHaveLength(2);
+    expect(service.server.requests).toHaveLength(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
   });
 
   it.each([408, 429, 502, 504])('retries a GET answered %i', async (status) => {
-    server.respond(json(status, { error: 'try again' }), json(200, { data: 'ok' }));
+    service.server.respond(json(status, { error: 'try again' }), json(200, { data: 'ok' }));
     const t = browserTransport({ retry: { retries: 1, baseDelayMs: 1 } });
     expect(await t.request({ method: 'GET', path: '/x', what: 'x' })).toBe('ok');
-    expect(server.requests).toHaveLength(2);
+    expect(service.server.requests).toHaveLength(2);
   });
 
   it('gives up after the last retry with the last error', async () => {
-    server.respond(json(408, { error: 'a' }), json(504, { error: 'b' }), json(502, { error: 'c' }));
+    service.server.respond(
+      json(408, { error: 'a' }),
+      json(504, { error: 'b' }),
+      json(502, { error: 'c' }),
+    );
     const err: any = await browserTransport({ retry: { retries: 2, baseDelayMs: 1 } })
       .request({ method: 'GET', path: '/x', what: 'x' })
       .catch((e: any) => e);
     expect(err).toBeInstanceOf(UpstreamError);
-    expect(server.requests).toHaveLength(3);
+    expect(service.server.requests).toHaveLength(3);
   });
 
   it('does not retry a POST after a 502', async () => {
-    server.respond(json(502, { error: 'upstream' }), json(200, { data: 'second' }));
+    service.server.respond(json(502, { error: 'upstream' }), json(200, { data: 'second' }));
     const err: any = await browserTransport()
       .request({ method: 'POST', path: '/sessions', body: {}, what: 'sessions.create' })
       .catch((e: any) => e);
     expect(err).toBeInstanceOf(UpstreamError);
-    expect(server.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
   });
 
   it('does not retry a POST whose connection dropped, and says it may have been received', async () => {
-    server.respond(drop, json(200, { data: 'second' }));
+    service.server.respond(drop, json(200, { data: 'second' }));
     const err: any = await browserTransport()
       .request({ method: 'POST', path: '/sessions', body: {}, what: 'sessions.create' })
       .catch((e: any) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.requestSent).toBe(true);
     expect(err.message).toMatch(/may have received/);
-    expect(server.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
   });
 
   it('retries a GET whose connection dropped', async () => {
-    server.respond(drop, json(200, { data: 'ok' }));
+    service.server.respond(drop, json(200, { data: 'ok' }));
     expect(await browserTransport().request({ method: 'GET', path: '/x', what: 'x' })).toBe('ok');
-    expect(server.requests).toHaveLength(2);
+    expect(service.server.requests).toHaveLength(2);
   });
 
   it('retries even a POST when the connection was refused (it never left)', async () => {
@@ -180,27 +162,29 @@ describe('Transport', () => {
   });
 
   it('does not retry when Retry-After exceeds the cap', async () => {
-    server.respond(json(429, { error: 'slow down', retry_after: 600 }, { 'retry-after': '600' }));
+    service.server.respond(
+      json(429, { error: 'slow down', retry_after: 600 }, { 'retry-after': '600' }),
+    );
     const err: any = await browserTransport({ retry: { maxRetryAfterMs: 1000 } })
       .request({ method: 'GET', path: '/x', what: 'x' })
       .catch((e: any) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.retryAfterMs).toBe(600_000);
-    expect(server.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
   });
 
   it('does not wait past the deadline for a retry', async () => {
-    server.respond(json(503, { error: 'busy' }, { 'retry-after': '5' }));
+    service.server.respond(json(503, { error: 'busy' }, { 'retry-after': '5' }));
     const err: any = await browserTransport()
       .request({ method: 'GET', path: '/x', timeout: 500, what: 'x' })
       .catch((e: any) => e);
     // Waiting for the retry would have ended in a TimeoutError at the deadline instead.
     expect(err).toBeInstanceOf(ServiceUnavailableError);
-    expect(server.requests).toHaveLength(1);
+    expect(service.server.requests).toHaveLength(1);
   });
 
   it('times out with a TimeoutError naming the call', async () => {
-    server.respond(async (_req, res) => {
+    service.server.respond(async (_req, res) => {
       await new Promise((r) => setTimeout(r, 1000));
       res.end('{}');
     });
@@ -213,7 +197,7 @@ describe('Transport', () => {
   });
 
   it('aborts with an AbortError when the caller signal fires', async () => {
-    server.respond(async (_req, res) => {
+    service.server.respond(async (_req, res) => {
       await new Promise((r) => setTimeout(r, 1000));
       res.end('{}');
     });
@@ -230,22 +214,22 @@ describe('Transport', () => {
       .request({ method: 'GET', path: '/x', signal: AbortSignal.abort(), what: 'x' })
       .catch((e: any) => e);
     expect(err).toBeInstanceOf(AbortError);
-    expect(server.requests).toHaveLength(0);
+    expect(service.server.requests).toHaveLength(0);
   });
 
   it('waits for the attached rate limiter before each request', async () => {
-    server.respond(json(200, { data: 1 }));
+    service.server.respond(json(200, { data: 1 }));
     // The limiter's own clock, moved by hand: the third request may start only once it moves.
     let now = 0;
     const limiter = new RateLimiter({ limit: 2, windowMs: 1000, now: () => now });
     const t = browserTransport();
     const calls = [1, 2, 3].map(() => t.request({ method: 'GET', path: '/x', limiter, what: 'x' }));
-    await eventually(() => server.requests.length >= 2, 10_000, 'two requests');
+    await eventually(() => service.server.requests.length >= 2, 10_000, 'two requests');
     await sleep(50);
-    expect(server.requests).toHaveLength(2);
+    expect(service.server.requests).toHaveLength(2);
     now = 1000;
     await Promise.all(calls);
-    expect(server.requests).toHaveLength(3);
+    expect(service.server.requests).toHaveLength(3);
   });
 
   it('logs redacted request lines when DEBUG is on', async () => {
@@ -256,7 +240,10 @@ describe('Transport', () => {
     const SECRET = 'path-secret-4242';
     registerSecret(SECRET);
     try {
-      server.respond(json(503, { error: 'busy' }, { 'retry-after': '0' }), json(200, { data: 1 }));
+      service.server.respond(
+        json(503, { error: 'busy' }, { 'retry-after': '0' }),
+        json(200, { data: 1 }),
+      );
       await withEnv({ DEBUG: 'remote-browser:*' }, () =>
         browserTransport().request({ method: 'GET', path: `/profiles/${SECRET}`, what: 'x' }),
       );
@@ -264,7 +251,7 @@ describe('Transport', () => {
       setDebugSink(previous);
       clearRegisteredSecrets();
     }
-    expect(server.requests[0]?.url).toBe(`/api/v2/browser/profiles/${SECRET}`);
+    expect(service.server.requests[0]?.url).toBe(`/api/v2/browser/profiles/${SECRET}`);
     const log = lines.join('\n');
     expect(log).toContain('→ GET /api/v2/browser/profiles/[REDACTED]');
     expect(log).toContain('(retry 1)');
@@ -273,19 +260,19 @@ describe('Transport', () => {
   });
 
   it('streams a signed URL without sending the Authorization header', async () => {
-    server.respond((_req, res) => {
+    service.server.respond((_req, res) => {
       res.writeHead(206, { 'content-type': 'video/webm', 'content-range': 'bytes 0-3/10' });
       res.end('abcd');
     });
     const t = browserTransport();
     const out = await t.stream({
-      url: `${server.origin}/rec/1.webm?expires=1&sig=abc`,
+      url: `${service.server.origin}/rec/1.webm?expires=1&sig=abc`,
       headers: { range: 'bytes=0-3' },
       what: 'download',
     });
     expect(out.status).toBe(206);
     expect(await text(out.body)).toBe('abcd');
-    expect(server.requests[0]?.headers.authorization).toBeUndefined();
-    expect(server.requests[0]?.headers.range).toBe('bytes=0-3');
+    expect(service.server.requests[0]?.headers.authorization).toBeUndefined();
+    expect(service.server.requests[0]?.headers.range).toBe('bytes=0-3');
   });
 });
