@@ -1,4 +1,18 @@
+import { RateLimitError } from '../../src/http/errors.js';
 import type { PoolDriver } from '../../src/launch/session-pool.js';
+
+/** One turn of the event loop (real even under fake timers: setImmediate is left alone). */
+export const tick = () => new Promise((r) => setImmediate(r));
+
+/** The 429 a create gets at the account's session limit. */
+export const rateLimited = () =>
+  new RateLimitError({
+    status: 429,
+    method: 'POST',
+    path: '/sessions',
+    body: { error: 'limit', limit_type: 'sessions', limit: 1, current_usage: 1 },
+    retryAfterMs: 60_000,
+  } as never);
 
 export interface FakeBrowser {
   id: number;

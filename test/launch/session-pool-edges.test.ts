@@ -1,19 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
-import { RateLimitError, RequestValidationError } from '../../src/http/errors.js';
+import { RequestValidationError } from '../../src/http/errors.js';
 import { checkPoolOptions, createPool, SessionPool } from '../../src/launch/session-pool.js';
 import { setEnv } from '../helpers/env.js';
-import { type FakeBrowser, fakeDriver } from './pool-driver.js';
-
-const tick = () => new Promise((r) => setImmediate(r));
-const rateLimited = () =>
-  new RateLimitError({
-    status: 429,
-    method: 'POST',
-    path: '/sessions',
-    body: { error: 'limit', limit_type: 'sessions', limit: 1, current_usage: 1 },
-    retryAfterMs: 60_000,
-  } as never);
+import { type FakeBrowser, fakeDriver, rateLimited, tick } from './pool-driver.js';
 
 // Fake timers for the refill backoff only: setImmediate (tick) stays real.
 const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });

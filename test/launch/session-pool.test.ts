@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimitError, RequestValidationError } from '../../src/http/errors.js';
+import { RequestValidationError } from '../../src/http/errors.js';
 import { checkPoolOptions, SessionPool } from '../../src/launch/session-pool.js';
-import { fakeDriver } from './pool-driver.js';
-
-const tick = () => new Promise((r) => setImmediate(r));
-const rateLimited = () =>
-  new RateLimitError({
-    status: 429,
-    method: 'POST',
-    path: '/sessions',
-    body: { error: 'limit', limit_type: 'sessions', limit: 1, current_usage: 1 },
-    retryAfterMs: 60_000,
-  } as never);
+import { fakeDriver, rateLimited, tick } from './pool-driver.js';
 
 describe('SessionPool', () => {
   it('warms `size` sessions at once, without waiting for a slot', () => {
