@@ -25,7 +25,7 @@ const [line] = (await once(createInterface({ input: emu.stdout! }), 'line')) as 
 const h = JSON.parse(line) as { url: string; token: string };
 const dir = await mkdtemp(join(tmpdir(), 'p5exp-'));
 const { sessionId } = await createAdminClient(h.url).addRecording({ sizeBytes: SIZE });
-const child = fileURLToPath(new URL('./.p5child.tmp.ts', import.meta.url));
+const child = fileURLToPath(new URL('./download-floor-child.ts', import.meta.url));
 async function run(side: string, flags: string[], gcEvery = 0): Promise<Peak> {
   const p = spawn(
     process.execPath,
