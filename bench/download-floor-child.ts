@@ -1,14 +1,5 @@
-/**
- * One download of bench/download-floor.ts in a fresh process: like download-child.ts, plus the
- * peaks of arrayBuffers (the Buffers' memory outside the JS heap) and heapUsed, and optionally
- * a forced GC every `gcEvery` samples of 5 ms. Prints one JSON line (MB over the base).
- */
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { request } from 'undici';
 import { BrowserApi } from '../src/index.js';
+import { downloadSides } from './download-sides.js';
 
 const MB = 1024 * 1024;
 const job = JSON.parse(process.argv[2] ?? '{}') as {
@@ -20,17 +11,7 @@ const job = JSON.parse(process.argv[2] ?? '{}') as {
   gcEvery: number;
 };
 const api = new BrowserApi({ baseUrl: job.url, token: job.token });
-const library = async () => {
-  const [file] = await api.sessions.recordings.download(job.sessionId, { dir: job.dir });
-  await rm(file!.path, { force: true });
-};
-const raw = async () => {
-  const [recording] = await api.sessions.recordings.list(job.sessionId);
-  const path = join(job.dir, 'raw.webm');
-  const res = await request(recording!.video_url);
-  await pipeline(res.body, createWriteStream(path));
-  await rm(path, { force: true });
-};
+const { library, raw } = downloadSides(api, job.sessionId, job.dir);
 await api.sessions.recordings.list(job.sessionId);
 const gc = (globalThis as { gc?: () => void }).gc;
 gc?.();
