@@ -1,0 +1,262 @@
+/**
+ * `createSession()` (create-session.ts) on its own: each outcome of `POST /sessions` has one
+ * home (the session and its slot; an error as the service sent it; a 429 waited out and tried
+ * again, or not; a lost answer reconciled; a launch that gave up handing the create off), and
+ * the account slot is never left taken by a create that made nothing. Against a scripted
+ * service on a real loopback server; the reconciliation's 2 s pause is skipped.
+ */
+import { rmSync } from 'node:fs';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { accountKeyOf } from '../../src/browser-api/client.js';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { callScope } from '../../src/http/call-options.js';
+import { ApiError, RateLimitError } from '../../src/http/errors.js';
+import { settledCleanups } from '../../src/launch/abandoned-create.js';
+import { createSession } from '../../src/launch/create-session.js';
+import { LaunchError } from '../../src/launch/errors.js';
+import { registryOf } from '../../src/launch/launch-registry.js';
+import { ledgerPath, openEntries, openIntents } from '../../src/launch/ledger.js';
+import { json } from '../helpers/http-server.js';
+import { eventually } from '../helpers/pages.js';
+import { heldUntil, TOKEN, useFakeService } from './fake-service.js';
+
+vi.mock('../../src/http/node-builtins.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/http/node-builtins.js')>();
+  return {
+    ...original,
+    // The reconciliation's pause before its second look: not worth 2 s of every run.
+    sleep: (ms?: number, value?: unknown, options?: unknown) =>
+      ms === 2000 ? Promise.resolve(value) : original.sleep(ms, value, options as never),
+  };
+});
+
+const service = useFakeService('rb-create-');
+const SESSIONS = /^\/sessions$/;
+const ONE = /^\/sessions\/[^/]+$/;
+const BODY = { country: 'us' };
+
+beforeEach(() => rmSync(ledgerPath(), { force: true }));
+
+const scope = (timeout = 30_000, signal?: AbortSignal) =>
+  callScope({ timeout, ...(signal ? { signal } : {}) }, timeout, 'launchRemote');
+const slotsOf = (api: BrowserApi) => registryOf(api).slotsOf(accountKeyOf(api));
+const posts = () => service.calls('POST', SESSIONS).length;
+const rateLimited = (retryAfter: number) =>
+  json(
+    429,
+    {
+      error: { code: 'rate_limited', message: 'concurrent session limit reached' },
+      limit_type: 'sessions',
+      current_usage: 3,
+      limit: 3,
+      retry_after: retryAfter,
+    },
+    { 'retry-after': String(retryAfter) },
+  );
+function gate(): { open(): void; opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+describe('createSession', () => {
+  it('returns the session with its slot held until released; the intent is settled', async () => {
+    const api = service.api();
+    const { created, slot } = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    });
+    expect(service.sessions.get(created.id)?.config).toMatchObject(BODY);
+    expect(slotsOf(api).held).toBe(1);
+    expect(openIntents()).toEqual([]);
+    expect(openEntries().map((e) => e.id)).toEqual([created.id]);
+    slot.release();
+    expect(slotsOf(api).held).toBe(0);
+  });
+
+  it("gives the create its own long timeout, not the client's short default", async () => {
+    const api = new BrowserApi({
+      token: TOKEN,
+      baseUrl: service.origin,
+      proxyPassword: 'p',
+      retry: { retries: 0 },
+      timeout: 100,
+    });
+    try {
+      const hold = gate();
+      service.on(
+        'POST',
+        SESSIONS,
+        heldUntil(hold.opened, (req, res) =>
+          json(200, {
+            data: {
+              id: service.createSession(req.body).id,
+              status: 'running',
+              cdp_url: 'ws://x/y',
+            },
+          })(req, res),
+        ),
+      );
+      const creating = createSession(api, BODY, {
+        scope: scope(),
+        waitForSlot: true,
+        what: 'launchRemote',
+      });
+      await eventually(() => posts() === 1, 5000, 'the create');
+      // Well past the client's 100 ms.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      hold.open();
+      const { created, slot } = await creating;
+      slot.release();
+      expect(service.running().map((s) => s.id)).toEqual([created.id]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('an error the service sent is thrown as it is; the slot is free and the intent settled, nothing listed', async () => {
+    const api = service.api();
+    service.on('POST', SESSIONS, json(400, { error: { code: 'invalid', message: 'bad country' } }));
+    const err = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    expect(slotsOf(api).held).toBe(0);
+    expect(openIntents()).toEqual([]);
+    expect(registryOf(api).creates()).toEqual([]);
+    expect(service.calls('GET', SESSIONS)).toHaveLength(0);
+  });
+
+  it('a 429 is waited out and the create tried again when the launch may wait', async () => {
+    const api = service.api();
+    let refused = 0;
+    service.on('POST', SESSIONS, (req, res) => {
+      if (refused++ === 0) return rateLimited(0)(req, res);
+      return json(200, {
+        data: { id: service.createSession(req.body).id, status: 'running', cdp_url: 'ws://x/y' },
+      })(req, res);
+    });
+    const { created, slot } = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    });
+    expect(posts()).toBe(2);
+    expect(slotsOf(api).limit).toBe(3);
+    expect(slotsOf(api).held).toBe(1);
+    expect(openIntents()).toEqual([]);
+    slot.release();
+    expect(service.running().map((s) => s.id)).toEqual([created.id]);
+  });
+
+  it('a 429 is thrown at once when the launch may not wait (a pre-warm)', async () => {
+    const api = service.api();
+    service.on('POST', SESSIONS, rateLimited(0));
+    const err = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: false,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(posts()).toBe(1);
+    expect(slotsOf(api).held).toBe(0);
+    expect(openIntents()).toEqual([]);
+  });
+
+  it('a 429 that outlasts the launch ends it with the stayed-full error', async () => {
+    const api = service.api();
+    service.on('POST', SESSIONS, rateLimited(600));
+    const err = await createSession(api, BODY, {
+      scope: scope(2000),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect((err as Error).message).toContain('stayed full');
+    expect(posts()).toBe(1);
+    expect(slotsOf(api).held).toBe(0);
+  });
+
+  it('a lost answer is reconciled, never repeated: the session made meanwhile is ended', async () => {
+    const api = service.api();
+    let made = '';
+    service.on('POST', SESSIONS, (req, res) => {
+      made = service.createSession(req.body).id;
+      return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
+    });
+    const err = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect((err as LaunchError).sessionId).toBe(made);
+    expect((err as Error).message).toMatch(/^launchRemote: the create request got no answer/);
+    expect(posts()).toBe(1);
+    expect(service.running()).toEqual([]);
+    expect(slotsOf(api).held).toBe(0);
+    expect(openIntents()).toEqual([]);
+  });
+
+  it('a launch that gives up mid-create hands the create off: the late session is deleted', async () => {
+    const api = service.api();
+    const hold = gate();
+    let made = '';
+    service.on(
+      'POST',
+      SESSIONS,
+      heldUntil(hold.opened, (req, res) => {
+        made = service.createSession(req.body).id;
+        return json(200, { data: { id: made, status: 'running', cdp_url: 'ws://x/y' } })(req, res);
+      }),
+    );
+    const controller = new AbortController();
+    const creating = createSession(api, BODY, {
+      scope: scope(30_000, controller.signal),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    await eventually(() => posts() === 1, 5000, 'the create');
+    controller.abort();
+    const err = await creating;
+    expect(err).toBeInstanceOf(LaunchError);
+    expect((err as Error).message).toMatch(
+      /^launchRemote: aborted.* while the service was creating the session; it will be deleted/,
+    );
+    expect(slotsOf(api).held).toBe(0);
+    hold.open();
+    await settledCleanups(api);
+    expect(service.calls('DELETE', ONE).map((r) => r.url.split('/').pop())).toEqual([made]);
+    expect(service.running()).toEqual([]);
+    expect(openIntents()).toEqual([]);
+  });
+
+  it('past the learned limit, a launch that may wait queues for a slot; a pre-warm does not', async () => {
+    const api = service.api();
+    const slots = slotsOf(api);
+    slots.learn(1, 1);
+    const mine = slots.take();
+    // Every session counted is ours: only one of ours ending frees a slot.
+    slots.learn(1, 1);
+    const warm = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: false,
+      what: 'pool',
+    });
+    expect(posts()).toBe(1);
+    warm.slot.release();
+    const queued = createSession(api, BODY, { scope: scope(), waitForSlot: true, what: 'x' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(posts()).toBe(1);
+    mine.release();
+    const { slot } = await queued;
+    expect(posts()).toBe(2);
+    slot.release();
+  });
+});

@@ -1,0 +1,274 @@
+/**
+ * The local ledger on its own (ledger.ts): where it lives, what each line holds, how a session's
+ * state and a create's intent follow from the lines, and that a broken or missing ledger never
+ * fails a launch. Against a real file in a temporary cache dir.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  type CreateIntent,
+  cacheDir,
+  compact,
+  isProcessAlive,
+  knownIds,
+  ledgerPath,
+  openEntries,
+  openIntents,
+  recordCreated,
+  recordCreateSettled,
+  recordCreating,
+  recordDeleteFailed,
+  recordDeleting,
+  recordEnded,
+} from '../../src/launch/ledger.js';
+
+let dir = '';
+const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rb-ledger-'));
+  // A cache dir that does not exist yet: the first line creates it.
+  process.env.REMOTE_BROWSER_CACHE_DIR = join(dir, 'cache');
+});
+afterEach(() => {
+  if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
+  else process.env.REMOTE_BROWSER_CACHE_DIR = previous;
+  rmSync(dir, { recursive: true, force: true });
+  vi.restoreAllMocks();
+});
+
+const lines = () =>
+  readFileSync(ledgerPath(), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+const intent = (id: string, at = '2026-11-23T12:00:00.000Z'): CreateIntent => ({
+  intent: id,
+  origin: 'http://svc',
+  pid: 4242,
+  at,
+  targeting: { country: 'us' },
+});
+
+describe('where the ledger lives', () => {
+  const platform = process.platform;
+  const onPlatform = (name: string) =>
+    Object.defineProperty(process, 'platform', { value: name, configurable: true });
+  afterEach(() => onPlatform(platform));
+
+  it('REMOTE_BROWSER_CACHE_DIR first, whatever the platform', () => {
+    for (const name of ['linux', 'win32', 'darwin']) {
+      onPlatform(name);
+      expect(
+        cacheDir({ REMOTE_BROWSER_CACHE_DIR: '/x/rb', LOCALAPPDATA: '/l', XDG_CACHE_HOME: '/c' }),
+      ).toBe('/x/rb');
+    }
+  });
+
+  it('Linux: XDG_CACHE_HOME, else ~/.cache, each with remote-browser', () => {
+    onPlatform('linux');
+    expect(cacheDir({ XDG_CACHE_HOME: '/c', LOCALAPPDATA: '/l' })).toBe(
+      join('/c', 'remote-browser'),
+    );
+    expect(cacheDir({ XDG_CACHE_HOME: '' })).toBe(join(homedir(), '.cache', 'remote-browser'));
+    expect(cacheDir({})).toBe(join(homedir(), '.cache', 'remote-browser'));
+  });
+
+  it('Windows: LOCALAPPDATA, else the XDG rule', () => {
+    onPlatform('win32');
+    expect(cacheDir({ LOCALAPPDATA: '/l', XDG_CACHE_HOME: '/c' })).toBe(
+      join('/l', 'remote-browser'),
+    );
+    expect(cacheDir({ XDG_CACHE_HOME: '/c' })).toBe(join('/c', 'remote-browser'));
+  });
+
+  it('macOS: ~/Library/Caches, even with XDG_CACHE_HOME or LOCALAPPDATA set', () => {
+    onPlatform('darwin');
+    expect(cacheDir({ XDG_CACHE_HOME: '/c', LOCALAPPDATA: '/l' })).toBe(
+      join(homedir(), 'Library', 'Caches', 'remote-browser'),
+    );
+  });
+
+  it('reads process.env by default, and the file is sessions.jsonl in it', () => {
+    expect(cacheDir()).toBe(join(dir, 'cache'));
+    expect(ledgerPath()).toBe(join(dir, 'cache', 'sessions.jsonl'));
+  });
+});
+
+describe('writing lines', () => {
+  it('creates the cache dir and an owner-only file, one JSON line per event', () => {
+    recordCreated('s-1', 'http://svc');
+    recordDeleting('s-1');
+    recordDeleteFailed('s-1');
+    recordEnded('s-1');
+    recordEnded('s-2', 'kept');
+    recordCreating(intent('i-1'));
+    recordCreateSettled('i-1');
+    expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
+    const written = lines();
+    expect(written.map((l) => l.op)).toEqual([
+      'created',
+      'deleting',
+      'delete-failed',
+      'ended',
+      'ended',
+      'creating',
+      'create-settled',
+    ]);
+    expect(written[0]).toEqual({
+      op: 'created',
+      id: 's-1',
+      origin: 'http://svc',
+      pid: process.pid,
+      createdAt: expect.any(String),
+    });
+    for (const l of written.filter((l) => l.op !== 'created' && l.op !== 'creating'))
+      expect(Number.isNaN(Date.parse(l.at as string))).toBe(false);
+    expect(Number.isNaN(Date.parse(written[0]?.createdAt as string))).toBe(false);
+    expect(written[1]).toMatchObject({ op: 'deleting', id: 's-1' });
+    expect(written[2]).toMatchObject({ op: 'delete-failed', id: 's-1' });
+    // `close` unless told otherwise.
+    expect(written[3]).toMatchObject({ op: 'ended', id: 's-1', by: 'close' });
+    expect(written[4]).toMatchObject({ op: 'ended', id: 's-2', by: 'kept' });
+    expect(written[5]).toEqual({ op: 'creating', ...intent('i-1') });
+    expect(written[6]).toMatchObject({ op: 'create-settled', intent: 'i-1' });
+  });
+
+  it('never throws when the ledger cannot be written (the cache dir is a file)', () => {
+    writeFileSync(join(dir, 'cache'), 'not a dir');
+    expect(() => recordCreated('s-1', 'http://svc')).not.toThrow();
+    expect(() => recordCreating(intent('i-1'))).not.toThrow();
+    expect(() => compact()).not.toThrow();
+    expect(openEntries()).toEqual([]);
+    expect(knownIds()).toEqual(new Set());
+  });
+});
+
+describe('reading the state back', () => {
+  it('a missing ledger is empty', () => {
+    expect(openEntries()).toEqual([]);
+    expect(openIntents()).toEqual([]);
+    expect(knownIds()).toEqual(new Set());
+  });
+
+  it("a session's state is its last line; an ended one is no longer open", () => {
+    recordCreated('a', 'http://svc');
+    recordCreated('b', 'http://svc');
+    recordCreated('c', 'http://svc');
+    recordCreated('d', 'http://svc');
+    recordDeleting('b');
+    recordDeleteFailed('c');
+    recordEnded('d', 'reap');
+    // Lines about a session the ledger never saw created open nothing.
+    recordDeleting('x');
+    recordDeleteFailed('y');
+    expect(openEntries()).toEqual([
+      {
+        id: 'a',
+        origin: 'http://svc',
+        pid: process.pid,
+        createdAt: expect.any(String),
+        state: 'running',
+      },
+      {
+        id: 'b',
+        origin: 'http://svc',
+        pid: process.pid,
+        createdAt: expect.any(String),
+        state: 'deleting',
+      },
+      {
+        id: 'c',
+        origin: 'http://svc',
+        pid: process.pid,
+        createdAt: expect.any(String),
+        state: 'delete-failed',
+      },
+    ]);
+  });
+
+  it('an intent stays open until it is settled', () => {
+    recordCreating(intent('i-1'));
+    recordCreating(intent('i-2'));
+    recordCreateSettled('i-1');
+    expect(openIntents()).toEqual([intent('i-2')]);
+  });
+
+  it('skips blank and torn lines (a crash mid-write) and reads the rest', () => {
+    mkdirSync(join(dir, 'cache'));
+    const created = { op: 'created', id: 'a', origin: 'o', pid: 1, createdAt: 't' };
+    writeFileSync(
+      ledgerPath(),
+      `${JSON.stringify(created)}\n  \n\n{"op":"ended","id":"a",\n${JSON.stringify({ ...created, id: 'b' })}\n`,
+    );
+    expect(openEntries().map((e) => e.id)).toEqual(['a', 'b']);
+  });
+
+  it('knownIds: every id any line names, open or ended, and no intent id', () => {
+    recordCreated('a', 'http://svc');
+    recordEnded('a');
+    recordCreated('b', 'http://svc');
+    recordDeleting('c');
+    recordCreating(intent('i-1'));
+    expect(knownIds()).toEqual(new Set(['a', 'b', 'c']));
+  });
+});
+
+describe('compact', () => {
+  it('keeps only the open sessions with their state and the open intents', () => {
+    recordCreated('a', 'http://svc');
+    recordCreated('b', 'http://svc');
+    recordCreated('c', 'http://svc');
+    recordCreated('gone', 'http://svc');
+    recordDeleting('b');
+    recordDeleteFailed('c');
+    recordEnded('gone');
+    recordCreating(intent('i-1'));
+    recordCreating(intent('i-2'));
+    recordCreateSettled('i-2');
+    const before = openEntries();
+    compact();
+    expect(openEntries()).toEqual(before);
+    expect(openIntents()).toEqual([intent('i-1')]);
+    expect(lines().map((l) => `${l.op} ${l.id ?? l.intent}`)).toEqual([
+      'created a',
+      'created b',
+      'deleting b',
+      'created c',
+      'delete-failed c',
+      'creating i-1',
+    ]);
+    expect(knownIds()).not.toContain('gone');
+    expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
+  });
+
+  it('an empty state leaves an empty file', () => {
+    recordCreated('a', 'http://svc');
+    recordEnded('a');
+    compact();
+    expect(readFileSync(ledgerPath(), 'utf8')).toBe('');
+  });
+});
+
+describe('isProcessAlive', () => {
+  it('this process is alive; a pid that ended is not', () => {
+    expect(isProcessAlive(process.pid)).toBe(true);
+    // Far above any pid_max: no such process.
+    expect(isProcessAlive(2 ** 30)).toBe(false);
+  });
+
+  it("a process that exists but is another user's (EPERM) counts as alive", () => {
+    const kill = vi.spyOn(process, 'kill').mockImplementation(() => {
+      throw Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
+    });
+    expect(isProcessAlive(1234)).toBe(true);
+    expect(kill).toHaveBeenCalledWith(1234, 0);
+    kill.mockImplementation(() => {
+      throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+    });
+    expect(isProcessAlive(1234)).toBe(false);
+  });
+});
