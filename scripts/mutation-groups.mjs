@@ -67,7 +67,13 @@ const GROUPS = {
     'src/launch/options.ts',
     'src/launch/parse-options.ts',
   ],
-  exit: ['src/launch/exit-hooks.ts', 'src/launch/watchdog.ts', 'src/launch/watchdog-child.ts'],
+  exit: [
+    'src/launch/exit-hooks.ts',
+    'src/launch/watchdog.ts',
+    'src/launch/watchdog-feed.ts',
+    'src/launch/watchdog-mirror.ts',
+    'src/launch/watchdog-child.ts',
+  ],
 };
 
 const grouped = new Set(Object.values(GROUPS).flat());

@@ -7,10 +7,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { resolveBrowserConfig } from '../http/config.js';
 import { nodeChildProcess, nodeFs, nodePath, nodeUrl } from '../http/node-builtins.js';
-import { onCreateChange } from './creates-in-flight.js';
-import { liveRegistries, observeRegistries } from './launch-registry.js';
 import { ledgerPath } from './ledger.js';
-import { onLeaseChange } from './session-lease.js';
+import { feedWatchdog } from './watchdog-feed.js';
 
 export interface WatchdogOptions {
   /** Browser service token. Default: `REMOTE_BROWSER_TOKEN`. */
@@ -59,44 +57,9 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
     child.once('exit', (code) => reject(new Error(`watchdog exited early (code ${code})`)));
   });
   child.removeAllListeners('exit');
-  const send = (message: object) => {
+  const unsubscribe = feedWatchdog((message) => {
     if (child.connected) child.send(message);
-  };
-  const intentOf = ({
-    intent,
-    at,
-    targeting,
-  }: {
-    intent: string;
-    at: string;
-    targeting: object;
-  }) => ({ intent, at, targeting });
-  // What every client of this process holds now, then every change to it.
-  for (const registry of liveRegistries()) {
-    for (const lease of registry.leases()) send({ add: lease.id });
-    for (const create of registry.creates()) send({ intent: intentOf(create.intent) });
-  }
-  const unsubscribeLeases = onLeaseChange((lease, event) =>
-    send(event === 'opened' ? { add: lease.id } : { remove: lease.id }),
-  );
-  // A create's session and its intent's end travel in one message: a SIGKILL between two
-  // messages (while other work delays the lease's `add`) would leave the watchdog knowing
-  // neither, and the session running.
-  const unsubscribeCreates = onCreateChange((intent, event, createdId) =>
-    send(
-      event === 'started'
-        ? { intent: intentOf(intent) }
-        : { settled: intent.intent, ...(createdId !== undefined ? { add: createdId } : {}) },
-    ),
-  );
-  // A session ended without a lease (an abandoned create's, deleted when it answered) leaves
-  // the mirror too, so a later SIGKILL does not DELETE it again.
-  const unsubscribeEnds = observeRegistries({ ended: (id) => send({ remove: id }) });
-  const unsubscribe = () => {
-    unsubscribeLeases();
-    unsubscribeCreates();
-    unsubscribeEnds();
-  };
+  });
   // Neither the child nor its channel may keep this process alive.
   child.unref();
   (child.channel as { unref?: () => void } | undefined)?.unref?.();
@@ -104,7 +67,7 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
     pid: child.pid,
     stop() {
       unsubscribe();
-      send({ bye: true });
+      if (child.connected) child.send({ bye: true });
       child.disconnect?.();
       running = undefined;
     },

@@ -1,0 +1,138 @@
+/**
+ * The watchdog child's state and its last act, apart from the process wiring
+ * (watchdog-child.ts) so they run, and are tested, in-process. It mirrors what its parent holds
+ * (sessions, creates on the wire) from IPC messages; when the parent is gone without a clean
+ * goodbye it deletes those sessions and reconciles those creates like a lost create: running
+ * sessions created since, unknown to the ledger, with the same targeting. Imports only the pure
+ * orphan matcher, so the child starts fast and the parent's state cannot break it.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { isOrphanOf, type RunningSession } from './orphan-match.js';
+
+/** A create on the wire, as the watchdog hears of it (no secret: targeting only). */
+export interface WatchdogIntent {
+  intent: string;
+  at: string;
+  targeting: Record<string, string>;
+}
+
+/** One IPC message from the parent; several fields may travel together. */
+export interface WatchdogMessage {
+  add?: string;
+  remove?: string;
+  intent?: WatchdogIntent;
+  settled?: string;
+  bye?: boolean;
+}
+
+export interface WatchdogMirrorOptions {
+  /** The browser service's origin. */
+  origin: string;
+  token: string;
+  /** The ledger file: ids it names are never reconciled, and what ends is recorded there. */
+  ledger: string;
+  /**
+   * Pause before the second look for a create's orphan: a create the service was still
+   * handling when the parent died shows up only once it starts. Default: 2000 ms.
+   */
+  recheckAfterMs?: number;
+  /** Longest wait for each request. Default: 15000 ms. */
+  requestTimeoutMs?: number;
+}
+
+export interface WatchdogMirror {
+  receive(message: WatchdogMessage): void;
+  /** Ids of the sessions the parent holds now. */
+  readonly sessions: ReadonlySet<string>;
+  /** Ids of the parent's creates on the wire now. */
+  readonly intents: ReadonlySet<string>;
+  /**
+   * The parent's channel closed: unless it said goodbye, ends what it left. Settles when done;
+   * never rejects (a failed DELETE is left to the reap and the service's idle timeout).
+   */
+  parentGone(): Promise<void>;
+}
+
+export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
+  const sessions = new Set<string>();
+  const intents = new Map<string, WatchdogIntent>();
+  const recheckAfterMs = options.recheckAfterMs ?? 2000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
+  const api = `${options.origin}/api/v2/browser`;
+  const headers = { authorization: `Bearer ${options.token}` };
+  let clean = false;
+
+  const record = (line: object): void => {
+    if (!options.ledger) return;
+    try {
+      appendFileSync(
+        options.ledger,
+        `${JSON.stringify({ ...line, at: new Date().toISOString() })}\n`,
+      );
+    } catch {
+      // best effort: the ledger is a safety net
+    }
+  };
+
+  const end = async (id: string): Promise<void> => {
+    const res = await fetch(`${api}/sessions/${encodeURIComponent(id)}`, {
+      method: 'DELETE',
+      headers,
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    });
+    if (res.ok) record({ op: 'ended', id, by: 'watchdog' });
+    else if (res.status === 404) record({ op: 'ended', id, by: 'gone' });
+  };
+
+  const knownIds = (): Set<string> => {
+    try {
+      const text = readFileSync(options.ledger, 'utf8');
+      return new Set([...text.matchAll(/"id":"([^"]+)"/g)].map((m) => m[1] as string));
+    } catch {
+      return new Set();
+    }
+  };
+
+  const reconcileIntents = async (): Promise<void> => {
+    for (const pause of [0, recheckAfterMs]) {
+      if (pause) await new Promise((r) => setTimeout(r, pause));
+      const res = await fetch(`${api}/sessions?status=running`, {
+        headers,
+        signal: AbortSignal.timeout(requestTimeoutMs),
+      });
+      if (!res.ok) return;
+      const running = ((await res.json()) as { data?: RunningSession[] }).data ?? [];
+      const known = new Set([...knownIds(), ...sessions]);
+      const orphans = running.filter((s) =>
+        [...intents.values()].some((i) =>
+          isOrphanOf(s, { sinceMs: Date.parse(i.at), targeting: i.targeting }, known),
+        ),
+      );
+      await Promise.allSettled(orphans.map((s) => end(s.id)));
+    }
+    for (const id of intents.keys()) record({ op: 'create-settled', intent: id });
+  };
+
+  return {
+    get sessions() {
+      return new Set(sessions);
+    },
+    get intents() {
+      return new Set(intents.keys());
+    },
+    receive(message) {
+      if (message.add) sessions.add(message.add);
+      if (message.remove) sessions.delete(message.remove);
+      if (message.intent) intents.set(message.intent.intent, message.intent);
+      if (message.settled) intents.delete(message.settled);
+      if (message.bye) clean = true;
+    },
+    async parentGone() {
+      if (clean || (sessions.size === 0 && intents.size === 0)) return;
+      await Promise.allSettled([
+        ...[...sessions].map((id) => end(id)),
+        intents.size > 0 ? reconcileIntents() : Promise.resolve(),
+      ]);
+    },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * startWatchdog() (src/launch/watchdog.ts) from the parent's side, with its real child process:
+ * what it spawns and with which environment, the once-per-process rule, a clean stop, and (the
+ * parent's death, seen from the child: the channel closing without a goodbye) the child ending
+ * what the parent held. A parent really SIGKILLed is in leak-paths.child.test.ts and the exit
+ * matrix.
+ */
+import type { ChildProcess, spawn as Spawn } from 'node:child_process';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ledgerPath } from '../../src/launch/ledger.js';
+import { SessionLease } from '../../src/launch/session-lease.js';
+import { startWatchdog, type Watchdog } from '../../src/launch/watchdog.js';
+import { TOKEN, useFakeService } from './fake-service.js';
+
+const service = useFakeService('rb-watchdog-');
+const ONE = /^\/sessions\/[^/]+$/;
+const childProcess = process.getBuiltinModule('node:child_process');
+
+const spawned: ChildProcess[] = [];
+const started: Watchdog[] = [];
+afterEach(() => {
+  for (const w of started.splice(0)) w.stop();
+  for (const child of spawned.splice(0)) child.kill('SIGKILL');
+  vi.restoreAllMocks();
+});
+
+/** Spies on spawn, keeping the real one, so the test holds the child. */
+function captureSpawn(): { calls: Parameters<typeof Spawn>[] } {
+  const real = childProcess.spawn.bind(childProcess) as typeof Spawn;
+  const calls: Parameters<typeof Spawn>[] = [];
+  vi.spyOn(childProcess, 'spawn').mockImplementation(((...args: Parameters<typeof Spawn>) => {
+    calls.push(args);
+    const child = (real as (...a: unknown[]) => ChildProcess)(...args);
+    spawned.push(child);
+    return child;
+  }) as typeof Spawn);
+  return { calls };
+}
+
+const alive = (pid: number | undefined) => {
+  try {
+    return pid !== undefined && process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+};
+
+const start = async () => {
+  const watchdog = await startWatchdog({ baseUrl: service.origin, token: TOKEN });
+  started.push(watchdog);
+  return watchdog;
+};
+
+describe('startWatchdog', () => {
+  it('spawns one detached child per process, with the credentials in its environment, not its argv', async () => {
+    const { calls } = captureSpawn();
+    const watchdog = await start();
+    expect(await start()).toBe(watchdog);
+    expect(calls).toHaveLength(1);
+    const [command, args, options] = calls[0] as [string, string[], Record<string, unknown>];
+    expect(command).toBe(process.execPath);
+    expect(args.join(' ')).toMatch(/watchdog(-child\.ts|\.js)$/);
+    expect(JSON.stringify(args)).not.toContain(TOKEN);
+    expect(options).toMatchObject({ detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    expect(options.env).toMatchObject({
+      REMOTE_BROWSER_WATCHDOG_ORIGIN: service.origin,
+      REMOTE_BROWSER_WATCHDOG_TOKEN: TOKEN,
+    });
+    expect((options.env as Record<string, string>).REMOTE_BROWSER_WATCHDOG_LEDGER).toBe(
+      ledgerPath(),
+    );
+    expect(watchdog.pid).toBe(spawned[0]?.pid);
+    expect(alive(watchdog.pid)).toBe(true);
+  });
+
+  it('when the channel closes without a goodbye, the child deletes the sessions the parent held, then exits', async () => {
+    captureSpawn();
+    const watchdog = await start();
+    const child = spawned[0] as ChildProcess;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const kept = service.createSession('').id;
+    const lease = new SessionLease(service.api(), service.createSession('').id);
+    const released = new SessionLease(service.api(), service.createSession('').id);
+    await released.release();
+    // The parent "dies": its end of the channel closes, no goodbye sent.
+    // Written in order: once a message of ours is written, the watchdog's went before it.
+    await new Promise((resolve) => child.send({}, resolve));
+    child.disconnect();
+    await exited;
+    expect(service.calls('DELETE', ONE).map((r) => r.url.split('/').pop())).toEqual([
+      released.id,
+      lease.id,
+    ]);
+    expect(service.running().map((s) => s.id)).toEqual([kept]);
+    expect(alive(watchdog.pid)).toBe(false);
+  });
+
+  it('stop() says goodbye: the child exits without deleting, and a later start spawns a new one', async () => {
+    const { calls } = captureSpawn();
+    const first = await start();
+    const child = spawned[0] as ChildProcess;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const lease = new SessionLease(service.api(), service.createSession('').id);
+    first.stop();
+    await exited;
+    expect(service.calls('DELETE', ONE)).toEqual([]);
+    expect(lease.active).toBe(true);
+    const second = await start();
+    expect(second).not.toBe(first);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('rejects when the child exits before it is ready', async () => {
+    const real = childProcess.spawn.bind(childProcess) as typeof Spawn;
+    vi.spyOn(childProcess, 'spawn').mockImplementation(((_c: string, _a: string[], o: object) => {
+      const child = real(process.execPath, ['-e', 'process.exit(3)'], o as never);
+      spawned.push(child);
+      return child;
+    }) as typeof Spawn);
+    await expect(startWatchdog({ baseUrl: service.origin, token: TOKEN })).rejects.toThrow(
+      'watchdog exited early (code 3)',
+    );
+  });
+});
