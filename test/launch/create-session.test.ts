@@ -6,7 +6,7 @@
  * service on a real loopback server; the reconciliation's 2 s pause is skipped.
  */
 import { rmSync } from 'node:fs';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { accountKeyOf } from '../../src/browser-api/client.js';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { callScope } from '../../src/http/call-options.js';
@@ -20,13 +20,21 @@ import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { heldUntil, TOKEN, useFakeService } from './fake-service.js';
 
+/** When set, every sleep returns at once and its length is recorded (a backoff's schedule). */
+const instant = vi.hoisted(() => ({ on: false, sleeps: [] as number[] }));
 vi.mock('../../src/http/node-builtins.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/http/node-builtins.js')>();
   return {
     ...original,
-    // The reconciliation's pause before its second look: not worth 2 s of every run.
-    sleep: (ms?: number, value?: unknown, options?: unknown) =>
-      ms === 2000 ? Promise.resolve(value) : original.sleep(ms, value, options as never),
+    sleep: (ms?: number, value?: unknown, options?: unknown) => {
+      if (instant.on) {
+        instant.sleeps.push(ms ?? 0);
+        return Promise.resolve(value);
+      }
+      // The reconciliation's pause before its second look: not worth 2 s of every run.
+      if (ms === 2000) return Promise.resolve(value);
+      return original.sleep(ms, value, options as never);
+    },
   };
 });
 
@@ -36,12 +44,18 @@ const ONE = /^\/sessions\/[^/]+$/;
 const BODY = { country: 'us' };
 
 beforeEach(() => rmSync(ledgerPath(), { force: true }));
+afterEach(() => {
+  instant.on = false;
+  instant.sleeps.length = 0;
+  vi.restoreAllMocks();
+});
 
 const scope = (timeout = 30_000, signal?: AbortSignal) =>
   callScope({ timeout, ...(signal ? { signal } : {}) }, timeout, 'launchRemote');
 const slotsOf = (api: BrowserApi) => registryOf(api).slotsOf(accountKeyOf(api));
 const posts = () => service.calls('POST', SESSIONS).length;
-const rateLimited = (retryAfter: number) =>
+/** The account's limit (3, all in use by others); `retryAfter` in s, or none. */
+const rateLimited = (retryAfter: number | undefined) =>
   json(
     429,
     {
@@ -49,9 +63,9 @@ const rateLimited = (retryAfter: number) =>
       limit_type: 'sessions',
       current_usage: 3,
       limit: 3,
-      retry_after: retryAfter,
+      ...(retryAfter === undefined ? {} : { retry_after: retryAfter }),
     },
-    { 'retry-after': String(retryAfter) },
+    retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
   );
 function gate(): { open(): void; opened: Promise<void> } {
   let open!: () => void;
@@ -155,6 +169,28 @@ describe('createSession', () => {
     expect(service.running().map((s) => s.id)).toEqual([created.id]);
   });
 
+  it('429s without a Retry-After back off longer after each attempt', async () => {
+    const api = service.api();
+    let refused = 0;
+    service.on('POST', SESSIONS, (req, res) => {
+      if (refused++ < 3) return rateLimited(undefined)(req, res);
+      return json(200, {
+        data: { id: service.createSession(req.body).id, status: 'running', cdp_url: 'ws://x/y' },
+      })(req, res);
+    });
+    // The shortest wait of each step (equal jitter): 1 s, 2 s, 4 s ceilings, halved.
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    instant.on = true;
+    const { slot } = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    });
+    slot.release();
+    expect(posts()).toBe(4);
+    expect(instant.sleeps).toEqual([500, 1000, 2000]);
+  });
+
   it('a 429 is thrown at once when the launch may not wait (a pre-warm)', async () => {
     const api = service.api();
     service.on('POST', SESSIONS, rateLimited(0));
@@ -202,6 +238,24 @@ describe('createSession', () => {
     expect(service.running()).toEqual([]);
     expect(slotsOf(api).held).toBe(0);
     expect(openIntents()).toEqual([]);
+  });
+
+  it('a lost answer that cannot be reconciled leaves the intent open for a later reap', async () => {
+    const api = service.api();
+    service.on('POST', SESSIONS, (req, res) => {
+      service.createSession(req.body);
+      return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
+    });
+    service.on('GET', SESSIONS, json(500, { error: { code: 'internal', message: 'down' } }));
+    const err = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('reconciliation could not list the running sessions');
+    expect(openIntents()).toHaveLength(1);
+    expect(slotsOf(api).held).toBe(0);
+    for (const c of registryOf(api).creates()) c.settle();
   });
 
   it('a launch that gives up mid-create hands the create off: the late session is deleted', async () => {

@@ -105,6 +105,27 @@ describe('LaunchRegistry: creates and leases', () => {
     expect(all.events).toEqual(['lease a opened', 'lease b opened', 'lease a closed']);
   });
 
+  it('an observer may hear only some events: one without a lease or create hook is skipped', () => {
+    const registry = new LaunchRegistry();
+    const ends: string[] = [];
+    registry.observe({ ended: (id) => ends.push(id) });
+    const unobserve = observeRegistries({ ended: (id) => ends.push(id) });
+    try {
+      const l = lease('s-1');
+      const a = create('i-a');
+      expect(() => {
+        registry.addLease(l);
+        registry.addCreate(a);
+        registry.removeCreate(a);
+        registry.removeLease(l);
+      }).not.toThrow();
+      expect(registry.leases()).toEqual([]);
+      expect(ends).toEqual([]);
+    } finally {
+      unobserve();
+    }
+  });
+
   it('is live while it holds a lease or a create, and only then', () => {
     const registry = new LaunchRegistry();
     expect(liveRegistries()).not.toContain(registry);

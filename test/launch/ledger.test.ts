@@ -29,8 +29,8 @@ const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'rb-ledger-'));
-  // A cache dir that does not exist yet: the first line creates it.
-  process.env.REMOTE_BROWSER_CACHE_DIR = join(dir, 'cache');
+  // A cache dir that does not exist yet, nor its parent: the first line creates both.
+  process.env.REMOTE_BROWSER_CACHE_DIR = join(dir, 'nested', 'cache');
 });
 afterEach(() => {
   if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
@@ -93,8 +93,8 @@ describe('where the ledger lives', () => {
   });
 
   it('reads process.env by default, and the file is sessions.jsonl in it', () => {
-    expect(cacheDir()).toBe(join(dir, 'cache'));
-    expect(ledgerPath()).toBe(join(dir, 'cache', 'sessions.jsonl'));
+    expect(cacheDir()).toBe(join(dir, 'nested', 'cache'));
+    expect(ledgerPath()).toBe(join(dir, 'nested', 'cache', 'sessions.jsonl'));
   });
 });
 
@@ -138,7 +138,8 @@ describe('writing lines', () => {
   });
 
   it('never throws when the ledger cannot be written (the cache dir is a file)', () => {
-    writeFileSync(join(dir, 'cache'), 'not a dir');
+    mkdirSync(join(dir, 'nested'));
+    writeFileSync(join(dir, 'nested', 'cache'), 'not a dir');
     expect(() => recordCreated('s-1', 'http://svc')).not.toThrow();
     expect(() => recordCreating(intent('i-1'))).not.toThrow();
     expect(() => compact()).not.toThrow();
@@ -198,7 +199,7 @@ describe('reading the state back', () => {
   });
 
   it('skips blank and torn lines (a crash mid-write) and reads the rest', () => {
-    mkdirSync(join(dir, 'cache'));
+    mkdirSync(join(dir, 'nested', 'cache'), { recursive: true });
     const created = { op: 'created', id: 'a', origin: 'o', pid: 1, createdAt: 't' };
     writeFileSync(
       ledgerPath(),
@@ -208,12 +209,12 @@ describe('reading the state back', () => {
   });
 
   it('knownIds: every id any line names, open or ended, and no intent id', () => {
-    recordCreated('a', 'http://svc');
-    recordEnded('a');
-    recordCreated('b', 'http://svc');
-    recordDeleting('c');
+    recordCreated('sess-a', 'http://svc');
+    recordEnded('sess-a');
+    recordCreated('sess-b', 'http://svc');
+    recordDeleting('sess-c');
     recordCreating(intent('i-1'));
-    expect(knownIds()).toEqual(new Set(['a', 'b', 'c']));
+    expect(knownIds()).toEqual(new Set(['sess-a', 'sess-b', 'sess-c']));
   });
 });
 

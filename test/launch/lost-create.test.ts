@@ -7,8 +7,9 @@
  */
 import { rmSync } from 'node:fs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { BrowserApi, SessionCreated } from '../../src/browser-api/index.js';
+import { BrowserApi, type SessionCreated } from '../../src/browser-api/index.js';
 import { callScope } from '../../src/http/call-options.js';
+import { setDebugSink } from '../../src/http/debug.js';
 import { ApiError, ConnectionError, TimeoutError } from '../../src/http/errors.js';
 import { handOffAbandonedCreate, settledCleanups } from '../../src/launch/abandoned-create.js';
 import { beginCreate, type InFlightCreate } from '../../src/launch/creates-in-flight.js';
@@ -16,9 +17,10 @@ import { LaunchError } from '../../src/launch/errors.js';
 import { defaultRegistry, type Lease, registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath, openEntries, openIntents, recordCreated } from '../../src/launch/ledger.js';
 import { isLostCreate, reconcile, reconcileLostCreate } from '../../src/launch/lost-create.js';
+import { setEnv } from '../helpers/env.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { useFakeService } from './fake-service.js';
+import { TOKEN, useFakeService } from './fake-service.js';
 
 const pauses = vi.hoisted(() => [] as number[]);
 vi.mock('../../src/http/node-builtins.js', async (importOriginal) => {
@@ -167,6 +169,27 @@ describe('reconcile', () => {
     expect(await reconcile(mine, { waitForOthers: false, looks: 1 })).toEqual([orphan]);
     other.settle();
     mine.settle();
+  });
+
+  it("lists with its own 15 s timeout, not the client's short default", async () => {
+    const api = new BrowserApi({
+      token: TOKEN,
+      baseUrl: service.origin,
+      timeout: 100,
+      retry: { retries: 0 },
+    });
+    try {
+      const c = create(api, Promise.reject(lost()));
+      const orphan = service.createSession('{"country":"us"}').id;
+      // The list answers well after the client's 100 ms.
+      service.on('GET', SESSIONS, async (req, res) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        json(200, { data: service.running() })(req, res);
+      });
+      expect(await reconcile(c, { waitForOthers: false, looks: 1 })).toEqual([orphan]);
+    } finally {
+      await api.close();
+    }
   });
 
   it("a session created before the request left (past the skew) is not the create's", async () => {
@@ -324,6 +347,73 @@ describe('handOffAbandonedCreate', () => {
     await expect(settledCleanups(service.api())).resolves.toBeUndefined();
     answer.reject(apiError(400));
     await expect(settledCleanups(api)).resolves.toBeUndefined();
+    expect(openIntents()).toEqual([]);
+  });
+});
+
+describe('what the background clean-ups leave for DEBUG=remote-browser:launch', () => {
+  /** Runs `work` with launch debug lines captured. */
+  async function traced(work: () => Promise<unknown>): Promise<string[]> {
+    const lines: string[] = [];
+    const restore = setEnv({ DEBUG: 'remote-browser:launch' });
+    const previous = setDebugSink((line) => lines.push(line));
+    try {
+      await work();
+    } finally {
+      setDebugSink(previous);
+      restore();
+    }
+    return lines;
+  }
+
+  it('names the session a hand-off deletes, the sessions a reconciliation ended, and a failed one', async () => {
+    const api = service.api();
+    const answer = held<SessionCreated>();
+    const c = create(api, answer.promise);
+    const scope = callScope({ timeout: 1 }, 1, 'launchRemote');
+    await eventually(() => scope.signal.aborted, 5000, 'the timeout');
+    const handOff = await traced(async () => {
+      handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+      answer.resolve({ id: 'late-1', status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
+      await settledCleanups(api);
+    });
+    expect(handOff).toContain(
+      'remote-browser:launch deleting session late-1: its launch gave up while it was being created',
+    );
+
+    const lostOne = create(api, Promise.reject(lost()));
+    const orphan = service.createSession('{"country":"us"}').id;
+    const reconciled = await traced(() => reconcile(lostOne, { waitForOthers: false, looks: 1 }));
+    expect(reconciled).toEqual([`remote-browser:launch reconciled: ended ${orphan}`]);
+    // Nothing ended: nothing said.
+    expect(await traced(() => reconcile(lostOne, { waitForOthers: false, looks: 1 }))).toEqual([]);
+
+    service.on('GET', SESSIONS, json(500, { error: { code: 'internal', message: 'down' } }));
+    const failed = await traced(() => reconcileLostCreate(lostOne, 'launchRemote', lost()));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatch(/^remote-browser:launch reconciliation failed: GET .*→ 500/);
+    lostOne.settle();
+  });
+});
+
+describe('settledCleanups with several hand-offs on one client', () => {
+  it('waits for every one of them, not only the last', async () => {
+    const api = service.api();
+    const first = held<SessionCreated>();
+    const second = held<SessionCreated>();
+    const scope = callScope({ timeout: 1 }, 1, 'launchRemote');
+    await eventually(() => scope.signal.aborted, 5000, 'the timeout');
+    handOffAbandonedCreate(create(api, first.promise), scope, 'x', scope.abortError('x'));
+    handOffAbandonedCreate(create(api, second.promise), scope, 'x', scope.abortError('x'));
+    second.reject(apiError(400));
+    let settled = false;
+    const waiting = settledCleanups(api).then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    first.reject(apiError(400));
+    await waiting;
     expect(openIntents()).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
 import {
   type CreateIntent,
   cacheDir,
@@ -56,6 +57,9 @@ describe('reapSessions: which entries are leftovers', () => {
     leftover(b);
     const result = await reapSessions({ api });
     expect(result).toEqual({ ended: [a, b], alreadyGone: [], failed: [] });
+    expect(service.calls('GET', SESSIONS).map((r) => r.url)).toEqual([
+      expect.stringMatching(/\?status=running$/),
+    ]);
     expect(service.running()).toEqual([]);
     expect(ledgerIds()).toEqual([]);
   });
@@ -147,6 +151,29 @@ describe('reapSessions: what it counts', () => {
     controller.abort();
     await expect(reaping).rejects.toThrow(/abort/i);
     expect(service.running()).toHaveLength(1);
+  });
+});
+
+describe('reapSessions: its own default timeout', () => {
+  it("waits up to 30 s by default, whatever the client's own default", async () => {
+    const api = new BrowserApi({
+      token: TOKEN,
+      baseUrl: service.origin,
+      timeout: 100,
+      retry: { retries: 0 },
+    });
+    try {
+      const id = service.createSession('').id;
+      leftover(id);
+      // The list answers well after the client's 100 ms.
+      service.on('GET', SESSIONS, async (req, res) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        json(200, { data: service.running() })(req, res);
+      });
+      expect((await reapSessions({ api })).ended).toEqual([id]);
+    } finally {
+      await api.close();
+    }
   });
 });
 
