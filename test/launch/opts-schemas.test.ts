@@ -248,4 +248,49 @@ describe('parseEntry wording', () => {
       'playwrightLaunch: invalid options: waitForSlot: must be a boolean (got "no"); slowMo: must be >= 0 (got -1)',
     );
   });
+
+  it('a credential of the wrong type is shown by its type only', () => {
+    const error = rejection('playwrightLaunch', { token: 12345678, proxyPassword: ['hunter2'] });
+    expect(error.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'token: must be a string (got number)',
+      'proxyPassword: must be a string (got object)',
+    ]);
+    expect(error.message).not.toContain('hunter2');
+    expect(error.message).not.toContain('12345678');
+  });
+
+  it('the rules zod cannot word, said in full', () => {
+    expect(
+      issueOf(
+        'puppeteerConnect',
+        { sessionId: 's', options: { defaultViewport: 'big' } },
+        'options',
+      ),
+    ).toEqual([
+      'defaultViewport: must be `null` or `{ width, height }` in CSS pixels (positive integers) (got "big")',
+    ]);
+    expect(issueOf('defineRemoteConfig', { config: {}, options: { emulator: 'yes' } })).toEqual([
+      'options.emulator: must be true, false, \'auto\' or startEmulator() options (got "yes")',
+    ]);
+  });
+});
+
+describe('rules between session options', () => {
+  it('a profile id alone, or a profile alone, is fine; both together are not', () => {
+    expect(parse('playwrightLaunch', { profileId: 'p-1' })).toEqual({ profileId: 'p-1' });
+    expect(parse('playwrightLaunch', { profile: 'shop' })).toEqual({ profile: 'shop' });
+    expect(issueOf('playwrightLaunch', { profile: 'shop', profileId: 'p-1' })).toEqual([
+      'profileId: cannot be combined with `profile`: pass a profile by name or by id, not both',
+    ]);
+  });
+
+  it('region, city, zip and isp each need a country', () => {
+    expect(
+      parse('puppeteerLaunch', { country: 'us', region: 'ca', city: 'la', zip: '1', isp: 'x' }),
+    ).toBeTruthy();
+    expect(issueOf('puppeteerLaunch', { zip: '90001', isp: 'comcast' })).toEqual([
+      'zip: needs `country` (a zip is looked up within its country)',
+      'isp: needs `country` (a isp is looked up within its country)',
+    ]);
+  });
 });
