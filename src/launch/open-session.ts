@@ -211,7 +211,7 @@ function leaseSession({
     finish,
     async abandon(error) {
       // First line only: Playwright appends a multi-line call log (kept in the redacted cause).
-      const raw = (error as Error)?.message ?? String(error);
+      const raw = messageOf(error);
       const reason = scope.signal.aborted
         ? scope.abortError(what).message.replace(`${what}: `, '')
         : redact(raw.split('\n')[0] ?? raw);
@@ -241,16 +241,18 @@ function leaseSession({
   };
 }
 
+/** Anything can be thrown: a `message` that is not a string must not break the cleanup. */
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : String(error);
+}
+
 /**
  * Connect failures carry the cdp_url (Playwright's call log, Puppeteer's `ws` ErrorEvent that
  * prints its target when inspected): replace them with a plain Error whose text is redacted.
  */
 function cleanCause(error: unknown): Error {
-  const message =
-    typeof (error as { message?: unknown })?.message === 'string'
-      ? (error as { message: string }).message
-      : String(error);
-  const clean = new Error(redact(message));
+  const clean = new Error(redact(messageOf(error)));
   clean.name = error instanceof Error ? error.name : 'ConnectError';
   clean.stack = redact(
     error instanceof Error && error.stack ? error.stack : `${clean.name}: ${clean.message}`,

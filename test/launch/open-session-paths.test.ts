@@ -1,0 +1,430 @@
+/**
+ * openSession()/adoptSession() and the adapter's half of a lease, path by path (issue 18's
+ * mutation pass), against a scripted service on a loopback server (fake-service.ts): what is
+ * sent (profile, preflight, proxy password, the launch's remaining time), which client is closed
+ * when, and what finish(), abandon() and connectWithin() do and say. No Chromium: the
+ * "connect" is the test's own function.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { Recordings } from '../../src/browser-api/resources/recordings.js';
+import { LaunchError, PreflightError } from '../../src/launch/errors.js';
+import { adoptSession, connectWithin, openSession } from '../../src/launch/open-session.js';
+import { json } from '../helpers/http-server.js';
+import { eventually } from '../helpers/pages.js';
+import { TOKEN, useFakeService } from './fake-service.js';
+
+const service = useFakeService('rb-open-paths-');
+const SESSIONS = /^\/sessions$/;
+const VALIDATE = /^\/configurations\/validate$/;
+const PROFILES = /^\/profiles$/;
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Launch options on our own client (built from token and baseUrl, closed by the library). */
+const own = (extra: Record<string, unknown> = {}) => ({
+  baseUrl: service.origin,
+  token: TOKEN,
+  proxyPassword: 'own-proxy-password',
+  ...extra,
+});
+
+const createBodies = () =>
+  service.calls('POST', SESSIONS).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('resolved');
+}
+
+describe('openSession: what is sent', () => {
+  it('refuses profile and profileId together, before any request', async () => {
+    const error = await rejection(
+      openSession(own({ profile: 'shop', profileId: 'p-1' }), 'launchRemote'),
+    );
+    expect(error).toBeInstanceOf(LaunchError);
+    expect(error.message).toBe(
+      'launchRemote: pass either `profile` (a name) or `profileId`, not both',
+    );
+    expect(service.server.requests).toHaveLength(0);
+  });
+
+  it('a profile by name is found or created, and the session is created with its id', async () => {
+    const created: unknown[] = [];
+    service.on('GET', PROFILES, json(200, { data: [] }));
+    service.on('POST', PROFILES, (req, res) => {
+      created.push(JSON.parse(req.body));
+      json(200, { data: { id: 'p-new', name: 'shop' } })(req, res);
+    });
+    const byName = await openSession(own({ profile: 'shop', preflight: false }), 'launchRemote');
+    const bySpec = await openSession(
+      own({ profile: { name: 'cart', storeCache: false, pinIp: true }, preflight: false }),
+      'launchRemote',
+    );
+    expect(created).toEqual([
+      { name: 'shop', store_cache: true, pin_ip: false },
+      { name: 'cart', store_cache: false, pin_ip: true },
+    ]);
+    expect(createBodies().map((b) => b.profile_id)).toEqual(['p-new', 'p-new']);
+    await Promise.all([byName.finish(), bySpec.finish()]);
+  });
+
+  it('preflights by default with the launch’s remaining time, and not with preflight: false', async () => {
+    const api = service.api();
+    const validate = vi.spyOn(api.configurations, 'validate');
+    const first = await openSession({ api, country: 'us', timeout: 600_000 }, 'launchRemote');
+    expect(validate).toHaveBeenCalledTimes(1);
+    const [params, call] = validate.mock.calls[0]!;
+    expect(params).toEqual({ country: 'us' });
+    expect(call?.signal).toBeInstanceOf(AbortSignal);
+    expect(call?.timeout).toBeGreaterThan(1);
+    expect(call?.timeout).toBeLessThanOrEqual(600_000);
+    const second = await openSession({ api, country: 'de', preflight: false }, 'launchRemote');
+    expect(validate).toHaveBeenCalledTimes(1);
+    expect(service.calls('POST', VALIDATE)).toHaveLength(1);
+    await Promise.all([first.finish(), second.finish()]);
+  });
+
+  it('without a timeout, the launch has the 180 s default, not none', async () => {
+    const api = service.api();
+    const validate = vi.spyOn(api.configurations, 'validate');
+    const opened = await openSession({ api, country: 'us' }, 'launchRemote');
+    const timeout = validate.mock.calls[0]![1]?.timeout;
+    expect(timeout).toBeGreaterThan(1);
+    expect(timeout).toBeLessThanOrEqual(180_000);
+    await opened.finish();
+  });
+
+  it("preflight: 'strict' also checks the location lists", async () => {
+    const api = service.api();
+    const countries = vi.spyOn(api.locations, 'countries').mockImplementation(
+      () =>
+        (async function* () {
+          yield { code: 'us', name: 'United States' };
+        })() as never,
+    );
+    const opened = await openSession({ api, country: 'us', preflight: 'strict' }, 'launchRemote');
+    expect(countries).toHaveBeenCalledTimes(1);
+    await opened.finish();
+  });
+
+  it("sends the launch's proxy password, else the client's own", async () => {
+    const api = service.api();
+    const a = await openSession({ api, proxyPassword: 'pp-launch', preflight: false }, 'x');
+    const b = await openSession({ api, preflight: false }, 'x');
+    expect(createBodies().map((body) => body.proxy_password)).toEqual([
+      'pp-launch',
+      'lease-unit-proxy-password',
+    ]);
+    await Promise.all([a.finish(), b.finish()]);
+  });
+
+  it('hands out the cdp_url of the created session', async () => {
+    const opened = await openSession(own({ preflight: false }), 'launchRemote');
+    expect(opened.cdpUrl()).toBe(
+      `ws://127.0.0.1:1/devtools/browser/${opened.info.id}?token=cdp-secret`,
+    );
+    await opened.finish();
+  });
+});
+
+describe('openSession: failures', () => {
+  it('a failed launch on our own client closes it; a caller’s client stays open', async () => {
+    service.on('POST', VALIDATE, json(200, { data: { valid: false, issues: null } }));
+    const closes = vi.spyOn(BrowserApi.prototype, 'close');
+    expect(await rejection(openSession(own({ country: 'zz' }), 'launchRemote'))).toBeInstanceOf(
+      PreflightError,
+    );
+    await eventually(() => closes.mock.calls.length === 1, 5000, 'the own client closed');
+    const api = service.api();
+    expect(await rejection(openSession({ api, country: 'zy' }, 'launchRemote'))).toBeInstanceOf(
+      PreflightError,
+    );
+    // Settled cleanups ran and nothing else was closed.
+    await new Promise((r) => setImmediate(r));
+    expect(closes).toHaveBeenCalledTimes(1);
+    expect(service.calls('POST', SESSIONS)).toHaveLength(0);
+  });
+
+  it("the caller's abort during the launch is the launch's abort error, not the request's", async () => {
+    const controller = new AbortController();
+    service.on('POST', VALIDATE, () => {
+      controller.abort(new Error('user stop'));
+      // Never answered: the abort ends the wait.
+    });
+    const error = await rejection(
+      openSession({ api: service.api(), country: 'us', signal: controller.signal }, 'launchRemote'),
+    );
+    expect(error.message).toBe('launchRemote: aborted (user stop)');
+    expect(service.calls('POST', SESSIONS)).toHaveLength(0);
+  });
+
+  it('a LaunchError thrown while aborting stays itself', async () => {
+    const controller = new AbortController();
+    const api = service.api();
+    vi.spyOn(api.configurations, 'validate').mockImplementation(async () => {
+      controller.abort();
+      throw new LaunchError('launchRemote: own failure');
+    });
+    const error = await rejection(
+      openSession({ api, country: 'us', signal: controller.signal }, 'launchRemote'),
+    );
+    expect(error.message).toBe('launchRemote: own failure');
+  });
+});
+
+describe('adoptSession', () => {
+  it('refuses an id that is not a non-empty string, before any request', async () => {
+    for (const id of ['', '  ', 7]) {
+      const error = await rejection(adoptSession(id as string, own(), 'connectRemote'));
+      expect(error).toBeInstanceOf(LaunchError);
+      expect(error.message).toBe('connectRemote: sessionId must be a non-empty string');
+    }
+    expect(service.server.requests).toHaveLength(0);
+  });
+
+  it('attaches to a running session, which close() then deletes', async () => {
+    const session = service.createSession('{"country":"us"}');
+    const adopted = await adoptSession(session.id, own(), 'connectRemote');
+    expect(adopted.info.id).toBe(session.id);
+    expect(adopted.info.liveViewUrl).toBe(`http://127.0.0.1:1/live/${session.id}`);
+    expect(adopted.cdpUrl()).toMatch(new RegExp(`/devtools/browser/${session.id}\\?`));
+    await adopted.finish();
+    expect(session.status).toBe('ended');
+  });
+
+  it('refuses a session that is not running, naming it, and closes only its own client', async () => {
+    const session = service.createSession('');
+    session.status = 'ended';
+    const closes = vi.spyOn(BrowserApi.prototype, 'close');
+    const error = await rejection(adoptSession(session.id, own(), 'connectRemote'));
+    expect(error).toBeInstanceOf(LaunchError);
+    expect(error.message).toBe(`connectRemote: session ${session.id} is ended, not running`);
+    expect((error as LaunchError).sessionId).toBe(session.id);
+    expect(closes).toHaveBeenCalledTimes(1);
+    await rejection(adoptSession(session.id, { api: service.api() }, 'connectRemote'));
+    expect(closes).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses a running session without a cdp_url', async () => {
+    // The client's schema already rejects such an answer; a stand-in client gets past it.
+    const api = {
+      sessions: { connection: async () => ({ id: 's-x', status: 'running', cdp_url: '' }) },
+    } as unknown as BrowserApi;
+    const error = await rejection(adoptSession('s-x', { api }, 'connectRemote'));
+    expect(error.message).toBe('connectRemote: session s-x is running, not running');
+  });
+});
+
+describe('finish()', () => {
+  it('with keepSession, or keep, leaves the session running and says why there is no recording', async () => {
+    const closes = vi.spyOn(BrowserApi.prototype, 'close');
+    const kept = await openSession(
+      own({ keepSession: true, recording: { dir: '/tmp/x' }, preflight: false }),
+      'launchRemote',
+    );
+    expect(kept.recording).toBeUndefined();
+    await kept.finish();
+    const keptLater = await openSession(
+      own({ recording: { dir: '/tmp/x' }, preflight: false }),
+      'launchRemote',
+    );
+    await keptLater.finish(true);
+    expect(await rejection(keptLater.recording!)).toEqual(
+      new LaunchError('launchRemote: no recording download: the session was kept running'),
+    );
+    expect(service.running().map((s) => s.id)).toEqual([kept.info.id, keptLater.info.id]);
+    expect(service.calls('DELETE', /^\/sessions\//)).toHaveLength(0);
+    expect(closes).toHaveBeenCalledTimes(2);
+    for (const s of service.running()) s.status = 'ended';
+  });
+
+  it('deletes the session, then downloads the recording with its timeout (default 120 s)', async () => {
+    const api = service.api();
+    const download = vi
+      .spyOn(api.sessions.recordings, 'downloadWhenPublished')
+      .mockImplementation(async (sessionId) => [{ path: `/rec/${sessionId}.mp4` }] as never);
+    const a = await openSession({ api, recording: { dir: '/rec' }, preflight: false }, 'x');
+    const b = await openSession(
+      { api, recording: { dir: '/rec', timeout: 5000 }, preflight: false },
+      'x',
+    );
+    await Promise.all([a.finish(), b.finish()]);
+    expect(service.running()).toEqual([]);
+    expect(await a.recording).toEqual({ sessionId: a.info.id, files: [`/rec/${a.info.id}.mp4`] });
+    expect(await b.recording).toEqual({ sessionId: b.info.id, files: [`/rec/${b.info.id}.mp4`] });
+    expect(download.mock.calls).toEqual([
+      [a.info.id, { dir: '/rec' }, { timeout: 120_000 }],
+      [b.info.id, { dir: '/rec' }, { timeout: 5000 }],
+    ]);
+  });
+
+  it('closes our own client after the delete, and after the recording download', async () => {
+    const closes = vi.spyOn(BrowserApi.prototype, 'close');
+    const plain = await openSession(own({ preflight: false }), 'x');
+    await plain.finish();
+    expect(closes).toHaveBeenCalledTimes(1);
+    const download = vi
+      .spyOn(Recordings.prototype, 'downloadWhenPublished')
+      .mockImplementation(async () => [] as never);
+    const recorded = await openSession(own({ preflight: false, recording: { dir: '/r' } }), 'x');
+    await recorded.finish();
+    await recorded.recording;
+    expect(download).toHaveBeenCalledTimes(1);
+    await eventually(() => closes.mock.calls.length === 2, 5000, 'the second client closed');
+  });
+});
+
+describe('abandon()', () => {
+  const CDP_SECRET = 'cdp-secret';
+
+  it('deletes the session and says why the connect failed, its first line redacted', async () => {
+    const closes = vi.spyOn(BrowserApi.prototype, 'close');
+    const opened = await openSession(
+      own({ preflight: false, recording: { dir: '/r' } }),
+      'launchRemote',
+    );
+    const cause = new Error(
+      `connect ECONNREFUSED ${opened.cdpUrl()}\nCall log:\n  - ws connecting ${opened.cdpUrl()}`,
+    );
+    cause.name = 'WebSocketError';
+    const error = await opened.abandon(cause);
+    expect(error).toBeInstanceOf(LaunchError);
+    expect(error.sessionId).toBe(opened.info.id);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^launchRemote: could not connect to session ${opened.info.id}: connect ECONNREFUSED \\S+; the session was deleted$`,
+      ),
+    );
+    expect(error.message).not.toContain(CDP_SECRET);
+    expect(error.message).not.toContain('Call log');
+    const clean = error.cause as Error;
+    expect(clean).not.toBe(cause);
+    expect(clean.name).toBe('WebSocketError');
+    expect(clean.message).toContain('Call log');
+    expect(clean.message).not.toContain(CDP_SECRET);
+    expect(clean.stack).toMatch(/^WebSocketError: connect ECONNREFUSED/);
+    expect(clean.stack).not.toContain(CDP_SECRET);
+    expect(service.running()).toEqual([]);
+    expect(closes).toHaveBeenCalledTimes(1);
+    expect(await rejection(opened.recording!)).toEqual(
+      new LaunchError('launchRemote: no recording: the connect failed'),
+    );
+  });
+
+  it('a cause that is not an Error becomes a ConnectError with its text', async () => {
+    const opened = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+    const error = await opened.abandon(`closed by ${opened.cdpUrl()}`);
+    expect(error.message).toMatch(/: closed by \S+; the session was deleted$/);
+    expect(error.message).not.toContain(CDP_SECRET);
+    const clean = error.cause as Error;
+    expect(clean.name).toBe('ConnectError');
+    expect(clean.message).toMatch(/^closed by /);
+    expect(clean.stack).toBe(`ConnectError: ${clean.message}`);
+    const withoutStack = new Error('plain');
+    withoutStack.stack = undefined;
+    const second = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+    expect(((await second.abandon(withoutStack)).cause as Error).stack).toBe('Error: plain');
+  });
+
+  it('a thrown value whose message is not a string still deletes the session', async () => {
+    const opened = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+    const error = await opened.abandon({ message: 42 });
+    expect(error.message).toBe(
+      `launchRemote: could not connect to session ${opened.info.id}: [object Object]; the session was deleted`,
+    );
+    expect((error.cause as Error).message).toBe('[object Object]');
+    expect(service.running()).toEqual([]);
+  });
+
+  it('when the delete fails too, says so, and keeps our client for a later close()', async () => {
+    const closes = vi.spyOn(BrowserApi.prototype, 'close');
+    const opened = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+    service.on('DELETE', /^\/sessions\//, json(400, { error: { code: 'bad', message: 'stuck' } }));
+    const error = await opened.abandon(new Error('refused'));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^launchRemote: could not connect to session ${opened.info.id}: refused; and session ${opened.info.id} is still running: deleting it failed \\(`,
+      ),
+    );
+    expect(closes).toHaveBeenCalledTimes(0);
+    service.off('DELETE');
+  });
+
+  it('after the launch was aborted, gives the abort as the reason', async () => {
+    const controller = new AbortController();
+    const opened = await openSession(
+      { api: service.api(), preflight: false, signal: controller.signal },
+      'launchRemote',
+    );
+    controller.abort(new Error('user stop'));
+    const error = await opened.abandon(new Error('socket hang up'));
+    expect(error.message).toBe(
+      `launchRemote: could not connect to session ${opened.info.id}: aborted (user stop); the session was deleted`,
+    );
+  });
+});
+
+describe('connectWithin()', () => {
+  it('an aborted launch does not start the connect', async () => {
+    const controller = new AbortController();
+    const opened = await openSession(
+      { api: service.api(), preflight: false, signal: controller.signal },
+      'launchRemote',
+    );
+    controller.abort(new Error('user stop'));
+    let started = 0;
+    const error = await rejection(
+      connectWithin(
+        opened,
+        'launchRemote',
+        async () => {
+          started++;
+          return {};
+        },
+        async () => {},
+      ),
+    );
+    expect(error.message).toBe('launchRemote: aborted (user stop)');
+    expect(started).toBe(0);
+    await opened.finish();
+  });
+
+  it('hands the connect the remaining time; a connect that ends after the abort is disposed', async () => {
+    const controller = new AbortController();
+    const opened = await openSession(
+      { api: service.api(), preflight: false, signal: controller.signal, timeout: 600_000 },
+      'launchRemote',
+    );
+    let finishConnect!: (value: { late: true }) => void;
+    let given = 0;
+    const disposed: unknown[] = [];
+    const connecting = connectWithin(
+      opened,
+      'launchRemote',
+      (timeoutMs) => {
+        given = timeoutMs;
+        return new Promise((resolve) => {
+          finishConnect = resolve;
+        });
+      },
+      async (late) => {
+        disposed.push(late);
+      },
+    );
+    controller.abort(new Error('user stop'));
+    expect((await rejection(connecting)).message).toBe('launchRemote: aborted (user stop)');
+    expect(given).toBeGreaterThan(1);
+    expect(given).toBeLessThanOrEqual(600_000);
+    finishConnect({ late: true });
+    await eventually(() => disposed.length === 1, 5000, 'the late connection disposed');
+    expect(disposed).toEqual([{ late: true }]);
+    await opened.finish();
+  });
+});
