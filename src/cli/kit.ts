@@ -2,7 +2,7 @@
  * The glue between commander and the command files: one `Runtime` per `main()` call carries the
  * io and the exit code; `act()` wraps an action so it gets an `Output` set up from its flags.
  */
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from './commander.js';
 import type { CliIo } from './io.js';
 import { Output, type OutputMode } from './output.js';
 

@@ -4,8 +4,9 @@
  * parts (clients, zod schemas, the emulator) only when it runs. Exit codes: 0 ok, 1 failure,
  * 2 wrong invocation.
  */
-import { Command, CommanderError } from 'commander';
+
 import { VERSION } from '../version.js';
+import { Command, CommanderError } from './commander.js';
 import * as ask from './commands/ask.js';
 import * as balance from './commands/balance.js';
 import * as doctor from './commands/doctor.js';
