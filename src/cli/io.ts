@@ -26,8 +26,18 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  // A reader that stops early (`remote-browser sessions list | head -1`) closes the pipe: the
+  // next write fails with EPIPE, which would crash the CLI with a stack trace. The command goes
+  // on writing nowhere instead, so it still ends the sessions it started.
+  let stdoutClosed = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    stdoutClosed = true;
+  });
   return {
-    stdout: (text) => process.stdout.write(`${text}\n`),
+    stdout: (text) => {
+      if (!stdoutClosed) process.stdout.write(`${text}\n`);
+    },
     stderr: (text) => process.stderr.write(`${text}\n`),
     isTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),

@@ -52,6 +52,22 @@ describe('the built bin', () => {
     expect(stdout).not.toContain(emu.token);
   });
 
+  it('a reader that closes the pipe early (`| head -1`) ends it quietly, exit code 0', async () => {
+    const child = spawn(process.execPath, [BIN, '--help'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed before the child has started: its first write meets a closed pipe.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
   it('prints neither colours nor progress through a pipe', async () => {
     const { stdout, stderr } = await run(process.execPath, [BIN, 'doctor'], { env });
     expect(stdout).toMatch(/^✓ node/m);
