@@ -26,10 +26,15 @@ export interface Watchdog {
 
 let running: Watchdog | undefined;
 
-function childScript(): { command: string; args: string[] } {
-  const { dirname, join } = nodePath();
-  const here = dirname(nodeUrl().fileURLToPath(import.meta.url));
-  // Built package: dist/watchdog.js beside the entry. From source (tests): the .ts file via tsx.
+/**
+ * How to start the child: the built package's dist/watchdog.js beside the entry (or one folder
+ * up, from a chunk), else, from source (tests), the .ts file through tsx. `here` is this
+ * module's folder.
+ */
+export function watchdogCommand(
+  here = nodePath().dirname(nodeUrl().fileURLToPath(import.meta.url)),
+): { command: string; args: string[] } {
+  const { join } = nodePath();
   for (const file of [join(here, 'watchdog.js'), join(here, '..', 'watchdog.js')]) {
     if (nodeFs().existsSync(file)) return { command: process.execPath, args: [file] };
   }
@@ -40,7 +45,7 @@ function childScript(): { command: string; args: string[] } {
 export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watchdog> {
   if (running) return running;
   const config = resolveBrowserConfig(options);
-  const { command, args } = childScript();
+  const { command, args } = watchdogCommand();
   const child: ChildProcess = nodeChildProcess().spawn(command, args, {
     detached: true,
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
@@ -68,7 +73,8 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
     stop() {
       unsubscribe();
       if (child.connected) child.send({ bye: true });
-      child.disconnect?.();
+      // Gone already (killed, crashed): disconnect() would emit an 'error' nobody handles.
+      if (child.connected) child.disconnect();
       running = undefined;
     },
   };

@@ -6,10 +6,13 @@
  * matrix.
  */
 import type { ChildProcess, spawn as Spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ledgerPath } from '../../src/launch/ledger.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
-import { startWatchdog, type Watchdog } from '../../src/launch/watchdog.js';
+import { startWatchdog, type Watchdog, watchdogCommand } from '../../src/launch/watchdog.js';
 import { TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-watchdog-');
@@ -93,6 +96,10 @@ describe('startWatchdog', () => {
     ]);
     expect(service.running().map((s) => s.id)).toEqual([kept]);
     expect(alive(watchdog.pid)).toBe(false);
+    // The parent lives on without its watchdog: a new lease and a stop() must not throw.
+    const later = new SessionLease(service.api(), service.createSession('').id);
+    expect(() => watchdog.stop()).not.toThrow();
+    await later.release();
   });
 
   it('stop() says goodbye: the child exits without deleting, and a later start spawns a new one', async () => {
@@ -120,5 +127,28 @@ describe('startWatchdog', () => {
     await expect(startWatchdog({ baseUrl: service.origin, token: TOKEN })).rejects.toThrow(
       'watchdog exited early (code 3)',
     );
+  });
+});
+
+describe('watchdogCommand', () => {
+  it('runs the built dist/watchdog.js beside the module or one folder up, else the source through tsx', () => {
+    const root = mkdtempSync(join(tmpdir(), 'rb-watchdog-cmd-'));
+    try {
+      const chunks = join(root, 'chunks');
+      mkdirSync(chunks);
+      expect(watchdogCommand(chunks)).toEqual({
+        command: process.execPath,
+        args: ['--import', 'tsx', join(chunks, 'watchdog-child.ts')],
+      });
+      writeFileSync(join(root, 'watchdog.js'), '');
+      expect(watchdogCommand(chunks)).toEqual({
+        command: process.execPath,
+        args: [join(root, 'watchdog.js')],
+      });
+      writeFileSync(join(chunks, 'watchdog.js'), '');
+      expect(watchdogCommand(chunks).args).toEqual([join(chunks, 'watchdog.js')]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
