@@ -63,14 +63,13 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
   let clean = false;
 
   const record = (line: object): void => {
-    if (!options.ledger) return;
     try {
       appendFileSync(
         options.ledger,
         `${JSON.stringify({ ...line, at: new Date().toISOString() })}\n`,
       );
     } catch {
-      // best effort: the ledger is a safety net
+      // best effort: the ledger is a safety net (none given: nothing to write)
     }
   };
 
@@ -93,23 +92,28 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
     }
   };
 
+  /** Ends the running sessions the creates on the wire may have made; false when the list failed. */
+  const endOrphans = async (): Promise<boolean> => {
+    const res = await fetch(`${api}/sessions?status=running`, {
+      headers,
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    });
+    if (!res.ok) return false;
+    const running = ((await res.json()) as { data?: RunningSession[] }).data ?? [];
+    const known = new Set([...knownIds(), ...sessions]);
+    const orphans = running.filter((s) =>
+      [...intents.values()].some((i) =>
+        isOrphanOf(s, { sinceMs: Date.parse(i.at), targeting: i.targeting }, known),
+      ),
+    );
+    await Promise.allSettled(orphans.map((s) => end(s.id)));
+    return true;
+  };
+
   const reconcileIntents = async (): Promise<void> => {
-    for (const pause of [0, recheckAfterMs]) {
-      if (pause) await new Promise((r) => setTimeout(r, pause));
-      const res = await fetch(`${api}/sessions?status=running`, {
-        headers,
-        signal: AbortSignal.timeout(requestTimeoutMs),
-      });
-      if (!res.ok) return;
-      const running = ((await res.json()) as { data?: RunningSession[] }).data ?? [];
-      const known = new Set([...knownIds(), ...sessions]);
-      const orphans = running.filter((s) =>
-        [...intents.values()].some((i) =>
-          isOrphanOf(s, { sinceMs: Date.parse(i.at), targeting: i.targeting }, known),
-        ),
-      );
-      await Promise.allSettled(orphans.map((s) => end(s.id)));
-    }
+    if (!(await endOrphans())) return;
+    await new Promise((resolve) => setTimeout(resolve, recheckAfterMs));
+    if (!(await endOrphans())) return;
     for (const id of intents.keys()) record({ op: 'create-settled', intent: id });
   };
 
@@ -135,4 +139,33 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
       ]);
     },
   };
+}
+
+/** The child's process, as far as the watchdog uses it (a stand-in in tests). */
+export interface WatchdogProcess {
+  env: Record<string, string | undefined>;
+  on(event: 'message', listener: (message: WatchdogMessage) => void): unknown;
+  on(event: 'disconnect', listener: () => void): unknown;
+  send?: ((message: { ready: true }) => unknown) | undefined;
+  exit(code: number): void;
+}
+
+/**
+ * The watchdog child's whole life: read the parent's origin, token and ledger from the
+ * environment (never argv, which `ps` shows) and drop the token from it, mirror the parent's
+ * messages, say it is ready; when the channel closes, end what the parent left, then exit.
+ */
+export function runWatchdog(proc: WatchdogProcess): WatchdogMirror {
+  const mirror = watchdogMirror({
+    origin: proc.env.REMOTE_BROWSER_WATCHDOG_ORIGIN ?? '',
+    token: proc.env.REMOTE_BROWSER_WATCHDOG_TOKEN ?? '',
+    ledger: proc.env.REMOTE_BROWSER_WATCHDOG_LEDGER ?? '',
+  });
+  delete proc.env.REMOTE_BROWSER_WATCHDOG_TOKEN;
+  proc.on('message', (message) => mirror.receive(message));
+  proc.on('disconnect', () => {
+    void mirror.parentGone().finally(() => proc.exit(0));
+  });
+  proc.send?.({ ready: true });
+  return mirror;
 }

@@ -99,7 +99,8 @@ describe('feedWatchdog', () => {
       answer.reject(new Error('no answer'));
       await create.call.catch(() => {});
       create.settle();
-      expect(messages).toEqual([
+      // Strict: no `add` key at all, not even undefined.
+      expect(messages).toStrictEqual([
         { intent: { intent: create.intent.intent, at: create.intent.at, targeting: {} } },
         { settled: create.intent.intent },
       ]);

@@ -3,11 +3,18 @@
  * a scripted service on a real loopback server. The child process itself, spawned and left by
  * a SIGKILLed parent, is in leak-paths.child.test.ts and the exit matrix.
  */
+
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type WatchdogMirrorOptions, watchdogMirror } from '../../src/launch/watchdog-mirror.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  runWatchdog,
+  type WatchdogMessage,
+  type WatchdogMirrorOptions,
+  watchdogMirror,
+} from '../../src/launch/watchdog-mirror.js';
 import { json } from '../helpers/http-server.js';
 import { type FakeService, heldUntil, startFakeService, TOKEN } from './fake-service.js';
 
@@ -223,6 +230,38 @@ describe('a create the parent had on the wire', () => {
     ]);
   });
 
+  it('a session that may be any one of several creates is an orphan', async () => {
+    const us = service.createSession(JSON.stringify({ country: 'us' }));
+    const de = service.createSession(JSON.stringify({ country: 'de' }));
+    const fr = service.createSession(JSON.stringify({ country: 'fr' }));
+    const mirror = mirrorOf();
+    const since = new Date(Date.now() - 1000);
+    mirror.receive({ intent: intentAt(since, { country: 'us' }, 'i-us') });
+    mirror.receive({ intent: intentAt(since, { country: 'de' }, 'i-de') });
+    await mirror.parentGone();
+    expect(deleted().sort()).toEqual([us.id, de.id].sort());
+    expect(service.running().map((s) => s.id)).toEqual([fr.id]);
+  });
+
+  it('waits 2 s by default before the second look', async () => {
+    const real = globalThis.setTimeout;
+    const delays: number[] = [];
+    // Pass-through, except that the 2 s pause is recorded and taken at once.
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      if (ms === 2000) delays.push(ms);
+      return real(fn, ms === 2000 ? 0 : ms);
+    }) as typeof setTimeout);
+    try {
+      const mirror = watchdogMirror({ origin: service.origin, token: TOKEN, ledger });
+      mirror.receive({ intent: intentAt(new Date(Date.now() - 1000)) });
+      await mirror.parentGone();
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(delays).toEqual([2000]);
+    expect(service.calls('GET', LIST)).toHaveLength(2);
+  });
+
   it('a settled create is not reconciled', async () => {
     service.createSession('');
     const mirror = mirrorOf();
@@ -231,5 +270,84 @@ describe('a create the parent had on the wire', () => {
     mirror.receive({ settled: 'i-1' });
     await mirror.parentGone();
     expect(service.calls('GET', LIST)).toEqual([]);
+  });
+});
+
+describe('runWatchdog: the child process wiring', () => {
+  /** A stand-in for the child's `process`: its events, its environment, its send and exit. */
+  function fakeProcess(env: Record<string, string | undefined>) {
+    const events = new EventEmitter();
+    const sent: unknown[] = [];
+    let exited: (code: number) => void = () => {};
+    const exit = new Promise<number>((resolve) => {
+      exited = resolve;
+    });
+    return {
+      proc: {
+        env,
+        on: (event: string, listener: (...args: any[]) => void) => events.on(event, listener),
+        send: (message: { ready: true }) => sent.push(message),
+        exit: (code: number) => exited(code),
+      },
+      events,
+      sent,
+      exit,
+    };
+  }
+  const envOf = () => ({
+    REMOTE_BROWSER_WATCHDOG_ORIGIN: service.origin,
+    REMOTE_BROWSER_WATCHDOG_TOKEN: TOKEN,
+    REMOTE_BROWSER_WATCHDOG_LEDGER: ledger,
+    OTHER: 'kept',
+  });
+
+  it('takes its settings from the environment, drops the token from it, and says it is ready', () => {
+    const env = envOf();
+    const fake = fakeProcess(env);
+    runWatchdog(fake.proc);
+    expect(fake.sent).toEqual([{ ready: true }]);
+    expect(env).toEqual({
+      REMOTE_BROWSER_WATCHDOG_ORIGIN: service.origin,
+      REMOTE_BROWSER_WATCHDOG_LEDGER: ledger,
+      OTHER: 'kept',
+    });
+  });
+
+  it('mirrors the messages; on disconnect it deletes what was held with the token, records it, then exits 0', async () => {
+    const fake = fakeProcess(envOf());
+    const mirror = runWatchdog(fake.proc);
+    const { id } = service.createSession('');
+    fake.events.emit('message', { add: id } satisfies WatchdogMessage);
+    fake.events.emit('message', { add: 'other' } satisfies WatchdogMessage);
+    fake.events.emit('message', { remove: 'other' } satisfies WatchdogMessage);
+    expect([...mirror.sessions]).toEqual([id]);
+    let deletedAtExit: string[] = [];
+    fake.exit.then(() => {
+      deletedAtExit = deleted();
+    });
+    fake.events.emit('disconnect');
+    expect(await fake.exit).toBe(0);
+    expect(deletedAtExit).toEqual([id]);
+    expect(service.calls('DELETE', ONE)[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(ledgerLines()).toEqual([expect.objectContaining({ op: 'ended', id, by: 'watchdog' })]);
+  });
+
+  it('after a goodbye it exits 0 without a request', async () => {
+    const fake = fakeProcess(envOf());
+    runWatchdog(fake.proc);
+    fake.events.emit('message', { add: service.createSession('').id });
+    fake.events.emit('message', { bye: true });
+    fake.events.emit('disconnect');
+    expect(await fake.exit).toBe(0);
+    expect(service.server.requests).toEqual([]);
+  });
+
+  it('without its settings, or a channel to send on, it still starts and exits', async () => {
+    const fake = fakeProcess({});
+    const mirror = runWatchdog({ ...fake.proc, send: undefined });
+    expect(fake.sent).toEqual([]);
+    fake.events.emit('disconnect');
+    expect(await fake.exit).toBe(0);
+    expect([...mirror.sessions]).toEqual([]);
   });
 });
