@@ -5,6 +5,8 @@
  * exit-paths.e2e.test.ts and the exit matrix.
  */
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import type { SessionCreated } from '../../src/browser-api/index.js';
+import { beginCreate } from '../../src/launch/creates-in-flight.js';
 import { COOPERATIVE, installExitHooks } from '../../src/launch/exit-hooks.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
@@ -51,6 +53,8 @@ afterEach(() => {
   for (const remove of removers.splice(0)) remove();
   vi.restoreAllMocks();
 });
+
+const created = (id: string) => ({ id, status: 'running', cdp_url: 'ws://x/y' }) as SessionCreated;
 
 /** A session this process holds, on the fake service. */
 const held = () => new SessionLease(service.api(), service.createSession('').id);
@@ -159,6 +163,54 @@ describe('on a signal', () => {
     expect(lease.active).toBe(true);
     answer();
     await lease.release();
+  });
+});
+
+describe('a create on the wire when the signal comes', () => {
+  function deferred<T>() {
+    let resolve!: (value: T) => void;
+    const promise = new Promise<T>((res) => {
+      resolve = res;
+    });
+    return { promise, resolve };
+  }
+  const LIST = /^\/sessions$/;
+
+  it('waits for its answer up to timeoutMs - 1.5 s, and deletes the session it returns', async () => {
+    const api = service.api();
+    const answer = deferred<SessionCreated>();
+    const create = beginCreate(api, {} as never, () => answer.promise);
+    let runningAtKill: number | undefined;
+    kill.mockImplementation(() => {
+      runningAtKill = service.running().length;
+      return true;
+    });
+    install({ signals: [SIGNAL], timeoutMs: 10_000 });
+    process.emit(SIGNAL, SIGNAL);
+    // The answer comes a moment later (after a timer of the hooks' own could have fired).
+    setTimeout(() => answer.resolve(created(service.createSession('').id)), 50);
+    await eventually(() => kill.mock.calls.length > 0, 10_000, 'the re-raise');
+    await create.call;
+    expect(runningAtKill).toBe(0);
+    expect(service.calls('DELETE', ONE)).toHaveLength(1);
+  });
+
+  it('reconciles a create still unanswered after that grace, before timeoutMs runs out', async () => {
+    const api = service.api();
+    const answer = deferred<SessionCreated>();
+    beginCreate(api, {} as never, () => answer.promise);
+    let listsAtKill: number | undefined;
+    kill.mockImplementation(() => {
+      listsAtKill = service.calls('GET', LIST).length;
+      return true;
+    });
+    // Grace 100 ms: the reconciliation's list of running sessions goes out before the 1.6 s
+    // bound re-raises.
+    install({ signals: [SIGNAL], timeoutMs: 1600 });
+    process.emit(SIGNAL, SIGNAL);
+    await eventually(() => kill.mock.calls.length > 0, 10_000, 'the re-raise');
+    expect(listsAtKill).toBeGreaterThanOrEqual(1);
+    answer.resolve(created(service.createSession('').id));
   });
 });
 
