@@ -246,6 +246,13 @@ describe('compact', () => {
     expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
   });
 
+  it('writes an owner-only file when there was none', () => {
+    mkdirSync(cacheDir(), { recursive: true });
+    compact();
+    expect(readFileSync(ledgerPath(), 'utf8')).toBe('');
+    expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
+  });
+
   it('an empty state leaves an empty file', () => {
     recordCreated('a', 'http://svc');
     recordEnded('a');

@@ -5,7 +5,7 @@
  * the intent is settled. Against a scripted service on a real loopback server. The 2 s pause
  * before the second look is skipped (and counted); every other sleep is real.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi, type SessionCreated } from '../../src/browser-api/index.js';
 import { callScope } from '../../src/http/call-options.js';
@@ -54,6 +54,15 @@ const deleted = () =>
     .map((r) => r.url.split('/').pop())
     .sort();
 const running = () => service.running().map((s) => s.id);
+/** Who the ledger says ended `id` (its last 'ended' line). */
+function endedBy(id: string): string | undefined {
+  return readFileSync(ledgerPath(), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { op: string; id?: string; by?: string })
+    .filter((l) => l.op === 'ended' && l.id === id)
+    .pop()?.by;
+}
 
 /** A create on `api` whose call settles as `outcome` says (in the ledger and registry). */
 function create(api: BrowserApi, outcome: Promise<SessionCreated>): InFlightCreate {
@@ -101,6 +110,7 @@ describe('reconcile', () => {
     expect(ended).toEqual([early, late]);
     expect(deleted()).toEqual([early, late].sort());
     expect(pauses).toEqual([2000]);
+    expect([endedBy(early), endedBy(late)]).toEqual(['reap', 'reap']);
     const lists2 = service.calls('GET', SESSIONS);
     expect(lists2).toHaveLength(2);
     expect(lists2[0]?.url).toContain('status=running');
@@ -228,6 +238,21 @@ describe('reconcileLostCreate', () => {
     expect(registryOf(api).creates()).toEqual([]);
   });
 
+  it("waits for this process's other creates first, so their sessions are not taken for its own", async () => {
+    const api = service.api();
+    const cause = lost();
+    const mine = create(api, Promise.reject(cause));
+    const answer = held<SessionCreated>();
+    create(service.api(), answer.promise);
+    const theirs = service.createSession('{"country":"us"}');
+    const reconciling = reconcileLostCreate(mine, 'launchRemote', cause);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(service.calls('GET', SESSIONS)).toHaveLength(0);
+    answer.resolve({ id: theirs.id, status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
+    expect((await reconciling).message).toContain('no session was left running');
+    expect(running()).toEqual([theirs.id]);
+  });
+
   it('nothing left running: says so, and settles', async () => {
     const api = service.api();
     const cause = new TimeoutError('timed out after 5 ms');
@@ -285,6 +310,7 @@ describe('handOffAbandonedCreate', () => {
     await cleanups;
     await settledCleanups(api);
     expect(deleted()).toEqual([session.id]);
+    expect(endedBy(session.id)).toBe('close');
     expect(openEntries()).toEqual([]);
     expect(openIntents()).toEqual([]);
   });
@@ -298,13 +324,7 @@ describe('handOffAbandonedCreate', () => {
     service.on('DELETE', ONE, json(404, { error: { code: 'not_found', message: 'gone' } }));
     answer.resolve({ id: 'gone-1', status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
     await settledCleanups(api);
-    const { readFileSync } = await import('node:fs');
-    const endedLine = readFileSync(ledgerPath(), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { op: string; id?: string; by?: string })
-      .find((l) => l.op === 'ended' && l.id === 'gone-1');
-    expect(endedLine?.by).toBe('gone');
+    expect(endedBy('gone-1')).toBe('gone');
   });
 
   it('a create refused outright: settled, nothing listed', async () => {
@@ -333,6 +353,24 @@ describe('handOffAbandonedCreate', () => {
     expect(pauses).toEqual([2000]);
     expect(service.calls('GET', SESSIONS)).toHaveLength(2);
     expect(openIntents()).toEqual([]);
+  });
+
+  it("reconciles a lost late answer only after this process's other creates answered", async () => {
+    const api = service.api();
+    const late = held<SessionCreated>();
+    const c = create(api, late.promise);
+    const scope = await scopeTimedOut();
+    handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+    const answer = held<SessionCreated>();
+    create(service.api(), answer.promise);
+    const theirs = service.createSession('{"country":"us"}');
+    late.reject(lost());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(service.calls('GET', SESSIONS)).toHaveLength(0);
+    answer.resolve({ id: theirs.id, status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
+    await settledCleanups(api);
+    expect(service.calls('GET', SESSIONS)).toHaveLength(2);
+    expect(running()).toEqual([theirs.id]);
   });
 
   it('settledCleanups is per client, and resolves at once with none', async () => {
@@ -393,6 +431,22 @@ describe('what the background clean-ups leave for DEBUG=remote-browser:launch', 
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatch(/^remote-browser:launch reconciliation failed: GET .*→ 500/);
     lostOne.settle();
+  });
+
+  it('names every session it ended, comma-separated, in the trace and in the launch error', async () => {
+    const api = service.api();
+    const cause = lost();
+    const c = create(api, Promise.reject(cause));
+    const a = service.createSession('{"country":"us"}').id;
+    const b = service.createSession('{"country":"us"}').id;
+    let err: Error | undefined;
+    const trace = await traced(async () => {
+      err = await reconcileLostCreate(c, 'launchRemote', cause);
+    });
+    expect(trace).toEqual([`remote-browser:launch reconciled: ended ${a}, ${b}`]);
+    expect(err?.message).toContain(
+      `the session the service created meanwhile (${a}, ${b}) was ended`,
+    );
   });
 });
 

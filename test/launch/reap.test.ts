@@ -5,7 +5,7 @@
  * a dead process are written as such: lines with a pid far above any pid_max.
  */
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import {
   type CreateIntent,
@@ -18,6 +18,7 @@ import {
   recordDeleteFailed,
 } from '../../src/launch/ledger.js';
 import { reapSessions } from '../../src/launch/reap.js';
+import { setEnv } from '../helpers/env.js';
 import { json } from '../helpers/http-server.js';
 import { TOKEN, useFakeService } from './fake-service.js';
 
@@ -242,10 +243,25 @@ describe('reapSessions: its client', () => {
     }
   });
 
-  it("leaves the caller's client open", async () => {
+  it("closes the client it built, never the caller's", async () => {
+    const closes = vi.spyOn(BrowserApi.prototype, 'close');
     const api = service.api();
     leftover(service.createSession('').id);
     await reapSessions({ api });
-    await expect(api.sessions.list({ status: 'running' })).resolves.toEqual([]);
+    expect(closes).not.toHaveBeenCalled();
+    const restore = setEnv({ REMOTE_BROWSER_URL: service.origin, REMOTE_BROWSER_TOKEN: TOKEN });
+    try {
+      leftover(service.createSession('').id);
+      await reapSessions();
+      expect(closes).toHaveBeenCalledTimes(1);
+      // Closed after its work, even when that work fails.
+      leftover(service.createSession('').id);
+      service.on('GET', SESSIONS, json(500, { error: { code: 'internal', message: 'down' } }));
+      await expect(reapSessions()).rejects.toThrow(/500/);
+      expect(closes).toHaveBeenCalledTimes(2);
+    } finally {
+      restore();
+      closes.mockRestore();
+    }
   });
 });
