@@ -84,6 +84,10 @@ describe('preflightKey', () => {
     expect(preflightKey({ ...wire, city: 'la' }, 'strict')).not.toBe(
       preflightKey({ ...wire, city: 'sf' }, 'strict'),
     );
+    // A city that is not a name (wire fields are untyped at runtime) is not part of the key.
+    expect(preflightKey({ ...wire, city: 5 as never }, 'strict')).toBe(
+      preflightKey(wire, 'strict'),
+    );
   });
 });
 

@@ -99,7 +99,8 @@ describe('findOrCreateProfile', () => {
     await findOrCreateProfile(api, 'a');
     await findOrCreateProfile(api, 'b', { storeCache: false, pinIp: true, description: '' });
     const creates = calls.filter((c) => c.method === 'create').map((c) => c.args);
-    expect(creates).toEqual([
+    // Strict: an unset description is absent from the body, not sent as undefined.
+    expect(creates).toStrictEqual([
       [
         { name: 'a', store_cache: true, pin_ip: false },
         { signal: undefined, timeout: undefined },
