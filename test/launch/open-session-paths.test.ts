@@ -55,6 +55,13 @@ describe('openSession: what is sent', () => {
     expect(service.server.requests).toHaveLength(0);
   });
 
+  it('a profile id alone is sent as is, without a lookup', async () => {
+    const opened = await openSession(own({ profileId: 'p-7', preflight: false }), 'launchRemote');
+    expect(createBodies().map((b) => b.profile_id)).toEqual(['p-7']);
+    expect(service.calls('GET', PROFILES)).toHaveLength(0);
+    await opened.finish();
+  });
+
   it('a profile by name is found or created, and the session is created with its id', async () => {
     const created: unknown[] = [];
     service.on('GET', PROFILES, json(200, { data: [] }));
@@ -73,6 +80,23 @@ describe('openSession: what is sent', () => {
     ]);
     expect(createBodies().map((b) => b.profile_id)).toEqual(['p-new', 'p-new']);
     await Promise.all([byName.finish(), bySpec.finish()]);
+  });
+
+  it("the profile lookup runs within the launch's signal and remaining time", async () => {
+    const api = service.api();
+    const find = vi
+      .spyOn(api.profiles, 'findByName')
+      .mockResolvedValue({ id: 'p-found', name: 'shop' } as never);
+    const opened = await openSession(
+      { api, profile: 'shop', preflight: false, timeout: 600_000 },
+      'launchRemote',
+    );
+    const call = find.mock.calls[0]?.[1];
+    expect(call?.signal).toBeInstanceOf(AbortSignal);
+    expect(call?.timeout).toBeGreaterThan(1);
+    expect(call?.timeout).toBeLessThanOrEqual(600_000);
+    expect(createBodies().map((b) => b.profile_id)).toEqual(['p-found']);
+    await opened.finish();
   });
 
   it('preflights by default with the launch’s remaining time, and not with preflight: false', async () => {
@@ -189,9 +213,15 @@ describe('adoptSession', () => {
     expect(service.server.requests).toHaveLength(0);
   });
 
-  it('attaches to a running session, which close() then deletes', async () => {
+  it('attaches to a running session within the launch time, and close() deletes it', async () => {
     const session = service.createSession('{"country":"us"}');
-    const adopted = await adoptSession(session.id, own(), 'connectRemote');
+    const api = service.api();
+    const lookup = vi.spyOn(api.sessions, 'connection');
+    const adopted = await adoptSession(session.id, { api, timeout: 600_000 }, 'connectRemote');
+    const call = lookup.mock.calls[0]?.[1];
+    expect(call?.signal).toBeInstanceOf(AbortSignal);
+    expect(call?.timeout).toBeGreaterThan(1);
+    expect(call?.timeout).toBeLessThanOrEqual(600_000);
     expect(adopted.info.id).toBe(session.id);
     expect(adopted.info.liveViewUrl).toBe(`http://127.0.0.1:1/live/${session.id}`);
     expect(adopted.cdpUrl()).toMatch(new RegExp(`/devtools/browser/${session.id}\\?`));
@@ -265,6 +295,24 @@ describe('finish()', () => {
     ]);
   });
 
+  it("never closes the caller's client: not on keep, delete, download or abandon", async () => {
+    const api = service.api();
+    const closes = vi.spyOn(api, 'close');
+    vi.spyOn(api.sessions.recordings, 'downloadWhenPublished').mockResolvedValue([]);
+    const kept = await openSession({ api, preflight: false }, 'x');
+    await kept.finish(true);
+    const deleted = await openSession({ api, preflight: false }, 'x');
+    await deleted.finish();
+    const recorded = await openSession({ api, preflight: false, recording: { dir: '/r' } }, 'x');
+    await recorded.finish();
+    await recorded.recording;
+    const abandoned = await openSession({ api, preflight: false }, 'x');
+    await abandoned.abandon(new Error('refused'));
+    await new Promise((r) => setImmediate(r));
+    expect(closes).not.toHaveBeenCalled();
+    service.sessions.get(kept.info.id)!.status = 'ended';
+  });
+
   it('closes our own client after the delete, and after the recording download', async () => {
     const closes = vi.spyOn(BrowserApi.prototype, 'close');
     const plain = await openSession(own({ preflight: false }), 'x');
@@ -310,6 +358,8 @@ describe('abandon()', () => {
     expect(clean.message).toContain('Call log');
     expect(clean.message).not.toContain(CDP_SECRET);
     expect(clean.stack).toMatch(/^WebSocketError: connect ECONNREFUSED/);
+    // The original frames are kept (redacted), not replaced by the bare message.
+    expect(clean.stack).toMatch(/\n\s+at /);
     expect(clean.stack).not.toContain(CDP_SECRET);
     expect(service.running()).toEqual([]);
     expect(closes).toHaveBeenCalledTimes(1);
@@ -343,9 +393,21 @@ describe('abandon()', () => {
     expect(service.running()).toEqual([]);
   });
 
+  it('null or undefined thrown still deletes the session and says what was thrown', async () => {
+    for (const thrown of [null, undefined]) {
+      const opened = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+      const error = await opened.abandon(thrown);
+      expect(error.message).toBe(
+        `launchRemote: could not connect to session ${opened.info.id}: ${String(thrown)}; the session was deleted`,
+      );
+      expect((error.cause as Error).name).toBe('ConnectError');
+    }
+    expect(service.running()).toEqual([]);
+  });
+
   it('when the delete fails too, says so, and keeps our client for a later close()', async () => {
     const closes = vi.spyOn(BrowserApi.prototype, 'close');
-    const opened = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+    const opened = await openSession(own({ preflight: false }), 'launchRemote');
     service.on('DELETE', /^\/sessions\//, json(400, { error: { code: 'bad', message: 'stuck' } }));
     const error = await opened.abandon(new Error('refused'));
     expect(error.message).toMatch(
@@ -355,6 +417,8 @@ describe('abandon()', () => {
     );
     expect(closes).toHaveBeenCalledTimes(0);
     service.off('DELETE');
+    await opened.finish();
+    expect(closes).toHaveBeenCalledTimes(1);
   });
 
   it('after the launch was aborted, gives the abort as the reason', async () => {

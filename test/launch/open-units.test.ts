@@ -220,7 +220,8 @@ describe('options to the wire', () => {
       idle_timeout_minutes: 5,
       profile_id: 'p-1',
     });
-    expect(toWireSession({ country: undefined })).toEqual({});
+    // Strict: an unset option is absent from the wire body, not sent as undefined.
+    expect(toWireSession({ country: undefined, zip: '1' })).toStrictEqual({ zip: '1' });
   });
 
   it('validate reads only its six string fields', () => {
