@@ -117,6 +117,15 @@ describe('startWatchdog', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('rejects when the child cannot be spawned', async () => {
+    const real = childProcess.spawn.bind(childProcess) as typeof Spawn;
+    vi.spyOn(childProcess, 'spawn').mockImplementation(((_c: string, a: string[], o: object) =>
+      real('/nonexistent/node', a, o as never)) as typeof Spawn);
+    await expect(startWatchdog({ baseUrl: service.origin, token: TOKEN })).rejects.toThrow(
+      /ENOENT/,
+    );
+  });
+
   it('rejects when the child exits before it is ready', async () => {
     const real = childProcess.spawn.bind(childProcess) as typeof Spawn;
     vi.spyOn(childProcess, 'spawn').mockImplementation(((_c: string, _a: string[], o: object) => {
