@@ -5,7 +5,7 @@
 // `--check` only verifies that the groups cover every file of src/http and src/launch (but
 // index.ts), so a new file cannot drop out of the mutation pass unnoticed.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 
 const GROUPS = {
   webhook: ['src/account-api/webhook-signature.ts'],
@@ -87,6 +87,7 @@ if (missing.length) {
 if (process.argv.includes('--check')) process.exit(0);
 
 const wanted = process.argv.slice(2);
+mkdirSync('.tmp', { recursive: true });
 for (const name of wanted.length ? wanted : Object.keys(GROUPS)) {
   const files = GROUPS[name];
   if (!files) throw new Error(`no group ${name}; groups: ${Object.keys(GROUPS).join(', ')}`);
