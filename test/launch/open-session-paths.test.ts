@@ -158,6 +158,32 @@ describe('openSession: what is sent', () => {
   });
 });
 
+describe('connected()', () => {
+  it("releases the launch timer: the launch's deadline no longer aborts its scope", async () => {
+    // Fake timers that follow real time, so the HTTP client's own timers still run; the test
+    // then jumps past the launch's deadline instead of waiting for it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    try {
+      const connected = await openSession(
+        { api: service.api(), preflight: false, timeout: 60_000 },
+        'launchRemote',
+      );
+      const pending = await openSession(
+        { api: service.api(), preflight: false, timeout: 60_000 },
+        'launchRemote',
+      );
+      connected.connected();
+      vi.advanceTimersByTime(60_001);
+      expect(connected.scope.signal.aborted).toBe(false);
+      // Without connected() the same deadline ends the launch.
+      expect(pending.scope.signal.aborted).toBe(true);
+      await Promise.all([connected.finish(), pending.finish()]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('openSession: failures', () => {
   it('a failed launch on our own client closes it; a caller’s client stays open', async () => {
     service.on('POST', VALIDATE, json(200, { data: { valid: false, issues: null } }));
