@@ -8,7 +8,7 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { accountKeyOf } from '../../src/browser-api/client.js';
-import { BrowserApi } from '../../src/browser-api/index.js';
+import type { BrowserApi } from '../../src/browser-api/index.js';
 import { callScope } from '../../src/http/call-options.js';
 import { ApiError, RateLimitError } from '../../src/http/errors.js';
 import { settledCleanups } from '../../src/launch/abandoned-create.js';
@@ -18,7 +18,7 @@ import { registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath, openEntries, openIntents } from '../../src/launch/ledger.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { heldUntil, TOKEN, useFakeService } from './fake-service.js';
+import { gate, heldUntil, useFakeService } from './fake-service.js';
 
 /** When set, every sleep returns at once and its length is recorded (a backoff's schedule). */
 const instant = vi.hoisted(() => ({ on: false, sleeps: [] as number[] }));
@@ -67,14 +67,6 @@ const rateLimited = (retryAfter: number | undefined) =>
     },
     retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
   );
-function gate(): { open(): void; opened: Promise<void> } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
-
 describe('createSession', () => {
   it('returns the session with its slot held until released; the intent is settled', async () => {
     const api = service.api();
@@ -92,43 +84,33 @@ describe('createSession', () => {
   });
 
   it("gives the create its own long timeout, not the client's short default", async () => {
-    const api = new BrowserApi({
-      token: TOKEN,
-      baseUrl: service.origin,
-      proxyPassword: 'p',
-      retry: { retries: 0 },
-      timeout: 100,
+    const api = service.api({ timeout: 100 });
+    const hold = gate();
+    service.on(
+      'POST',
+      SESSIONS,
+      heldUntil(hold.opened, (req, res) =>
+        json(200, {
+          data: {
+            id: service.createSession(req.body).id,
+            status: 'running',
+            cdp_url: 'ws://x/y',
+          },
+        })(req, res),
+      ),
+    );
+    const creating = createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
     });
-    try {
-      const hold = gate();
-      service.on(
-        'POST',
-        SESSIONS,
-        heldUntil(hold.opened, (req, res) =>
-          json(200, {
-            data: {
-              id: service.createSession(req.body).id,
-              status: 'running',
-              cdp_url: 'ws://x/y',
-            },
-          })(req, res),
-        ),
-      );
-      const creating = createSession(api, BODY, {
-        scope: scope(),
-        waitForSlot: true,
-        what: 'launchRemote',
-      });
-      await eventually(() => posts() === 1, 5000, 'the create');
-      // Well past the client's 100 ms.
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      hold.open();
-      const { created, slot } = await creating;
-      slot.release();
-      expect(service.running().map((s) => s.id)).toEqual([created.id]);
-    } finally {
-      await api.close();
-    }
+    await eventually(() => posts() === 1, 5000, 'the create');
+    // Well past the client's 100 ms.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    hold.open();
+    const { created, slot } = await creating;
+    slot.release();
+    expect(service.running().map((s) => s.id)).toEqual([created.id]);
   });
 
   it('an error the service sent is thrown as it is; the slot is free and the intent settled, nothing listed', async () => {

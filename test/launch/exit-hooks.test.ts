@@ -11,7 +11,7 @@ import { COOPERATIVE, installExitHooks } from '../../src/launch/exit-hooks.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { heldUntil, useFakeService } from './fake-service.js';
+import { deferred, heldUntil, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-exit-hooks-');
 const ONE = /^\/sessions\/[^/]+$/;
@@ -167,13 +167,6 @@ describe('on a signal', () => {
 });
 
 describe('a create on the wire when the signal comes', () => {
-  function deferred<T>() {
-    let resolve!: (value: T) => void;
-    const promise = new Promise<T>((res) => {
-      resolve = res;
-    });
-    return { promise, resolve };
-  }
   const LIST = /^\/sessions$/;
 
   it('waits for its answer up to timeoutMs - 1.5 s, and deletes the session it returns', async () => {

@@ -39,8 +39,8 @@ export interface FakeService {
   off(method: string): void;
   /** Creates a session as the service would (used by handlers that "handle, then fail"). */
   createSession(body: string): FakeSession;
-  /** A client on this service (closed by `close`). */
-  api(): BrowserApi;
+  /** A client on this service (closed by `close`); `timeout` overrides its default per call. */
+  api(options?: { timeout?: number }): BrowserApi;
   running(): FakeSession[];
   close(): Promise<void>;
 }
@@ -129,8 +129,9 @@ export async function startFakeService(): Promise<FakeService> {
         if (overrides[i]?.method === method) overrides.splice(i, 1);
     },
     createSession,
-    api() {
+    api(options = {}) {
       const api = new BrowserApi({
+        ...options,
         token: TOKEN,
         baseUrl: server.origin,
         proxyPassword: 'lease-unit-proxy-password',
@@ -149,6 +150,23 @@ export async function startFakeService(): Promise<FakeService> {
 
 function pathOf(req: RecordedRequest): string {
   return (req.url.split('?')[0] ?? '').replace(PREFIX, '');
+}
+
+/** A promise and its resolve/reject, to settle from the test (a create's answer, a held call). */
+export function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A gate a held request waits on (`heldUntil(gate.opened, ...)`) until the test opens it. */
+export function gate(): { open(): void; opened: Promise<void> } {
+  const { promise, resolve } = deferred<void>();
+  return { open: () => resolve(), opened: promise };
 }
 
 /** Answers `handler` after `until` resolves (a request held on the wire). */

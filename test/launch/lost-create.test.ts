@@ -7,7 +7,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { BrowserApi, type SessionCreated } from '../../src/browser-api/index.js';
+import type { BrowserApi, SessionCreated } from '../../src/browser-api/index.js';
 import { callScope } from '../../src/http/call-options.js';
 import { setDebugSink } from '../../src/http/debug.js';
 import { ApiError, ConnectionError, TimeoutError } from '../../src/http/errors.js';
@@ -20,7 +20,7 @@ import { isLostCreate, reconcile, reconcileLostCreate } from '../../src/launch/l
 import { setEnv } from '../helpers/env.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { TOKEN, useFakeService } from './fake-service.js';
+import { useFakeService } from './fake-service.js';
 
 const pauses = vi.hoisted(() => [] as number[]);
 vi.mock('../../src/http/node-builtins.js', async (importOriginal) => {
@@ -182,24 +182,15 @@ describe('reconcile', () => {
   });
 
   it("lists with its own 15 s timeout, not the client's short default", async () => {
-    const api = new BrowserApi({
-      token: TOKEN,
-      baseUrl: service.origin,
-      timeout: 100,
-      retry: { retries: 0 },
+    const api = service.api({ timeout: 100 });
+    const c = create(api, Promise.reject(lost()));
+    const orphan = service.createSession('{"country":"us"}').id;
+    // The list answers well after the client's 100 ms.
+    service.on('GET', SESSIONS, async (req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      json(200, { data: service.running() })(req, res);
     });
-    try {
-      const c = create(api, Promise.reject(lost()));
-      const orphan = service.createSession('{"country":"us"}').id;
-      // The list answers well after the client's 100 ms.
-      service.on('GET', SESSIONS, async (req, res) => {
-        await new Promise((resolve) => setTimeout(resolve, 400));
-        json(200, { data: service.running() })(req, res);
-      });
-      expect(await reconcile(c, { waitForOthers: false, looks: 1 })).toEqual([orphan]);
-    } finally {
-      await api.close();
-    }
+    expect(await reconcile(c, { waitForOthers: false, looks: 1 })).toEqual([orphan]);
   });
 
   it("a session created before the request left (past the skew) is not the create's", async () => {

@@ -157,24 +157,15 @@ describe('reapSessions: what it counts', () => {
 
 describe('reapSessions: its own default timeout', () => {
   it("waits up to 30 s by default, whatever the client's own default", async () => {
-    const api = new BrowserApi({
-      token: TOKEN,
-      baseUrl: service.origin,
-      timeout: 100,
-      retry: { retries: 0 },
+    const api = service.api({ timeout: 100 });
+    const id = service.createSession('').id;
+    leftover(id);
+    // The list answers well after the client's 100 ms.
+    service.on('GET', SESSIONS, async (req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      json(200, { data: service.running() })(req, res);
     });
-    try {
-      const id = service.createSession('').id;
-      leftover(id);
-      // The list answers well after the client's 100 ms.
-      service.on('GET', SESSIONS, async (req, res) => {
-        await new Promise((resolve) => setTimeout(resolve, 400));
-        json(200, { data: service.running() })(req, res);
-      });
-      expect((await reapSessions({ api })).ended).toEqual([id]);
-    } finally {
-      await api.close();
-    }
+    expect((await reapSessions({ api })).ended).toEqual([id]);
   });
 });
 

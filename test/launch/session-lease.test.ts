@@ -5,18 +5,10 @@ import { openSession } from '../../src/launch/open-session.js';
 import { onLeaseChange, releaseAll, SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { heldUntil, TOKEN, useFakeService } from './fake-service.js';
+import { gate, heldUntil, TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-lease-');
 const DELETES = /^\/sessions\/[^/]+$/;
-
-function gate(): { open(): void; opened: Promise<void> } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
 
 describe('SessionLease', () => {
   it('deletes once however often release() is called, at once or later', async () => {

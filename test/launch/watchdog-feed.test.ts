@@ -10,19 +10,9 @@ import { registryOf } from '../../src/launch/launch-registry.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
 import { feedWatchdog } from '../../src/launch/watchdog-feed.js';
 import type { WatchdogMessage } from '../../src/launch/watchdog-mirror.js';
-import { useFakeService } from './fake-service.js';
+import { deferred, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-watchdog-feed-');
-
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 const created = (id: string) => ({ id, status: 'running', cdp_url: 'ws://x/y' }) as SessionCreated;
 
