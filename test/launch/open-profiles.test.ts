@@ -11,6 +11,7 @@ import { ProfileLimitError } from '../../src/launch/errors.js';
 import { ownClient } from '../../src/launch/launch-registry.js';
 import { ensureProfile, findOrCreateProfile } from '../../src/launch/profiles.js';
 import { json, startTestServer } from '../helpers/http-server.js';
+import { rejection } from '../helpers/rejection.js';
 
 let origins = 0;
 
@@ -63,15 +64,6 @@ const limitError = (limit: number | undefined) =>
     limitType: 'profiles',
     limit,
   });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('resolved');
-}
 
 describe('findOrCreateProfile', () => {
   it('refuses a name that is not a non-empty string, before any request', async () => {

@@ -12,6 +12,7 @@ import { LaunchError, PreflightError } from '../../src/launch/errors.js';
 import { adoptSession, connectWithin, openSession } from '../../src/launch/open-session.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
+import { rejection } from '../helpers/rejection.js';
 import { TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-open-paths-');
@@ -33,15 +34,6 @@ const own = (extra: Record<string, unknown> = {}) => ({
 
 const createBodies = () =>
   service.calls('POST', SESSIONS).map((r) => JSON.parse(r.body) as Record<string, unknown>);
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('resolved');
-}
 
 describe('openSession: what is sent', () => {
   it('refuses profile and profileId together, before any request', async () => {
