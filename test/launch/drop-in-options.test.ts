@@ -1,26 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   IGNORED_OPTION_CODE,
   isLocalDefault,
   mapArgs,
   mapUserDataDir,
-  resetIgnoredWarnings,
   settleIgnored,
 } from '../../src/launch/drop-in-options.js';
 import { LaunchError } from '../../src/launch/errors.js';
+import { settled, useIgnoredWarnings } from './ignored-warnings.js';
 
-let warnings: Error[] = [];
-const onWarning = (w: Error) => warnings.push(w);
-const settled = () => new Promise((r) => setImmediate(r));
-
-beforeEach(() => {
-  warnings = [];
-  resetIgnoredWarnings();
-  process.on('warning', onWarning);
-});
-afterEach(() => {
-  process.off('warning', onWarning);
-});
+const warnings = useIgnoredWarnings();
 
 describe('settleIgnored', () => {
   it('names each ignored option once per process, with a stable code', async () => {

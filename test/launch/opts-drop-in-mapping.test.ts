@@ -4,7 +4,7 @@
  * how a user-data directory becomes a profile name, which values count as local defaults, and
  * the exact wording of the warning and the strict error.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   IGNORED_OPTION_CODE,
   isLocalDefault,
@@ -15,19 +15,9 @@ import {
   WHY,
 } from '../../src/launch/drop-in-options.js';
 import { LaunchError } from '../../src/launch/errors.js';
+import { settled, useIgnoredWarnings } from './ignored-warnings.js';
 
-let warnings: (Error & { code?: string })[] = [];
-const onWarning = (w: Error) => warnings.push(w);
-const settled = () => new Promise((r) => setImmediate(r));
-
-beforeEach(() => {
-  warnings = [];
-  resetIgnoredWarnings();
-  process.on('warning', onWarning);
-});
-afterEach(() => {
-  process.off('warning', onWarning);
-});
+const warnings = useIgnoredWarnings();
 
 const USER_DATA_DIR_WHY =
   "a local directory cannot reach the remote browser, so the session starts with a fresh profile; `remote: { userDataDir: 'profile' }` uses a saved profile named after the directory";
