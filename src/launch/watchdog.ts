@@ -62,9 +62,10 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
     child.once('exit', (code) => reject(new Error(`watchdog exited early (code ${code})`)));
   });
   child.removeAllListeners('exit');
-  const unsubscribe = feedWatchdog((message) => {
+  const send = (message: object) => {
     if (child.connected) child.send(message);
-  });
+  };
+  const unsubscribe = feedWatchdog(send);
   // Neither the child nor its channel may keep this process alive.
   child.unref();
   (child.channel as { unref?: () => void } | undefined)?.unref?.();
@@ -72,7 +73,7 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
     pid: child.pid,
     stop() {
       unsubscribe();
-      if (child.connected) child.send({ bye: true });
+      send({ bye: true });
       // Gone already (killed, crashed): disconnect() would emit an 'error' nobody handles.
       if (child.connected) child.disconnect();
       running = undefined;
