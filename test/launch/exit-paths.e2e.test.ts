@@ -20,7 +20,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await emu?.close();
-  rmSync(cacheDir, { recursive: true, force: true });
+  // A watchdog child of a test may still append its last ledger line (after the DELETE it
+  // waited for) while the dir goes: retry, as rmdir then fails with ENOTEMPTY.
+  rmSync(cacheDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
 interface Child {

@@ -195,7 +195,9 @@ export function useFakeService(cachePrefix: string): FakeService {
   afterAll(() => {
     if (previous === undefined) delete process.env.REMOTE_BROWSER_CACHE_DIR;
     else process.env.REMOTE_BROWSER_CACHE_DIR = previous;
-    rmSync(cacheDir, { recursive: true, force: true });
+    // A watchdog child of a test may still append its last ledger line (after the DELETE it
+    // waited for) while the dir goes: retry, as rmdir then fails with ENOTEMPTY.
+    rmSync(cacheDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
   beforeEach(async () => {
     current = await startFakeService();
