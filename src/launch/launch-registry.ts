@@ -52,18 +52,33 @@ export interface RegistryObserver {
 /** How a DELETE ended: the session was deleted, or had already ended (404). */
 export type Ended = 'deleted' | 'gone';
 
+/**
+ * How many ended sessions `endOnce()` keeps answering from memory. The paths that may ask twice
+ * (a close() racing the exit hooks, a reconciliation, a late create's hand-off) ask within
+ * seconds of each other; a crawler that ends a session every second for a week would otherwise
+ * keep 600,000 answers. Past this, an old id asked again is sent a second DELETE, which ends
+ * nothing: the session ended long ago.
+ */
+export const REMEMBERED_ENDS = 1024;
+
 export class LaunchRegistry {
   /** Preflight results by `origin key` (preflight.ts); a failed check is removed again. */
   readonly preflights = new Map<string, Promise<PreflightIssue[]>>();
   /** Find-or-create of a profile by `origin name` in progress: two launches create it once. */
   readonly profileCreates = new Map<string, Promise<Profile>>();
-  /** Session ids a create handed this client (reconciliation never touches them). */
+  /**
+   * Session ids a create handed this client (reconciliation never touches them). An ended one
+   * leaves with its `endOnce()` answer, REMEMBERED_ENDS ends later: long after the service's
+   * running list stopped showing it.
+   */
   readonly created = new Set<string>();
   readonly #creates = new Map<string, InFlightCreate>();
   readonly #leases = new Set<Lease>();
   readonly #slots = new Map<string, AccountSlots>();
   /** One DELETE per session: every path that ends one (lease, exit, reconcile) shares it. */
   readonly #ends = new Map<string, Promise<Ended>>();
+  /** The keys of `#ends` whose DELETE has answered, oldest first, with their session ids. */
+  readonly #settledEnds = new Map<string, string>();
   readonly #observers = new Set<RegistryObserver>();
 
   /** Creates not yet settled. */
@@ -126,9 +141,9 @@ export class LaunchRegistry {
     let ending = this.#ends.get(key);
     if (!ending) {
       ending = api.sessions.end(id, { timeout: timeoutMs }).then(
-        (): Ended => this.#ended(id, 'deleted'),
+        (): Ended => this.#ended(key, id, 'deleted'),
         (error: unknown): Ended => {
-          if (isNotFoundError(error)) return this.#ended(id, 'gone');
+          if (isNotFoundError(error)) return this.#ended(key, id, 'gone');
           this.#ends.delete(key);
           throw error;
         },
@@ -144,7 +159,14 @@ export class LaunchRegistry {
     return () => this.#observers.delete(observer);
   }
 
-  #ended(id: string, how: Ended): Ended {
+  #ended(key: string, id: string, how: Ended): Ended {
+    this.#settledEnds.set(key, id);
+    for (const [oldKey, oldId] of this.#settledEnds) {
+      if (this.#settledEnds.size <= REMEMBERED_ENDS) break;
+      this.#settledEnds.delete(oldKey);
+      this.#ends.delete(oldKey);
+      this.created.delete(oldId);
+    }
     this.#emit((o) => o.ended?.(id));
     return how;
   }

@@ -13,6 +13,7 @@ import {
   type Lease,
   liveRegistries,
   observeRegistries,
+  REMEMBERED_ENDS,
   type RegistryObserver,
 } from '../../src/launch/launch-registry.js';
 import { json } from '../helpers/http-server.js';
@@ -198,6 +199,31 @@ describe('LaunchRegistry.endOnce', () => {
     expect(await registry.endOnce(client, id, 15_000)).toBe('deleted');
     expect(service.calls('DELETE', ONE)).toHaveLength(2);
     expect(events).toEqual([`ended ${id}`]);
+  });
+
+  it(`remembers the last ${REMEMBERED_ENDS} ends, and the created ids with them; older ones are let go`, async () => {
+    const registry = new LaunchRegistry();
+    const client = api();
+    const ids = Array.from({ length: REMEMBERED_ENDS + 1 }, () => service.createSession('').id);
+    for (const id of ids) registry.created.add(id);
+    // One after another, so they settle in this order.
+    for (const id of ids) expect(await registry.endOnce(client, id, 15_000)).toBe('deleted');
+    expect(service.calls('DELETE', ONE)).toHaveLength(ids.length);
+    const [oldest, second] = ids as [string, string];
+    const newest = ids.at(-1) as string;
+    // The newest end is still answered from memory, and its id still counts as created here.
+    expect(await registry.endOnce(client, newest, 15_000)).toBe('deleted');
+    expect(service.calls('DELETE', ONE)).toHaveLength(ids.length);
+    expect(registry.created.has(newest)).toBe(true);
+    expect(registry.created.size).toBe(REMEMBERED_ENDS);
+    // The oldest fell out of both: asked again, it is sent again (and ends nothing new).
+    expect(registry.created.has(oldest)).toBe(false);
+    expect(await registry.endOnce(client, oldest, 15_000)).toBe('deleted');
+    expect(service.calls('DELETE', ONE)).toHaveLength(ids.length + 1);
+    // Remembering it again let the next oldest go.
+    expect(registry.created.has(second)).toBe(false);
+    expect(await registry.endOnce(client, newest, 15_000)).toBe('deleted');
+    expect(service.calls('DELETE', ONE)).toHaveLength(ids.length + 1);
   });
 
   it('the same id on another origin is another session', async () => {
