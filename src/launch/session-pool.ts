@@ -16,6 +16,7 @@
  */
 import { createDebug } from '../http/debug.js';
 import { isRateLimitError, RequestValidationError } from '../http/errors.js';
+import { LaunchError } from './errors.js';
 
 const debug = createDebug('pool');
 
@@ -131,7 +132,10 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
    * browser's `close()` deletes its session as always; the pool refills in the background.
    */
   async launch(): Promise<B> {
-    if (this.#closed) throw new Error('SessionPool: launch() after close()');
+    if (this.#closed)
+      throw new LaunchError(
+        'SessionPool: launch() after close(): the pool is closed, create another',
+      );
     for (let next = this.#warm.shift(); next; next = this.#warm.shift()) {
       this.#fill();
       const browser = await next.ready;
@@ -146,7 +150,8 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
       }
       return this.#handOut(browser);
     }
-    if (this.#closed) throw new Error('SessionPool: closed while launch() was waiting');
+    if (this.#closed)
+      throw new LaunchError('SessionPool: closed while launch() was waiting; nothing was launched');
     const browser = await this.#driver.launch(true);
     this.#stats.created++;
     this.#fill();

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
 import { RequestValidationError } from '../../src/http/errors.js';
+import { LaunchError } from '../../src/launch/errors.js';
 import { checkPoolOptions, createPool, SessionPool } from '../../src/launch/session-pool.js';
 import { setEnv } from '../helpers/env.js';
 import { type FakeBrowser, fakeDriver, rateLimited, tick } from './pool-driver.js';
@@ -129,7 +130,11 @@ describe('SessionPool.launch() edges', () => {
     await closing;
     await tick();
     expect(fake.pending).toHaveLength(0);
-    await expect(taking).rejects.toThrow('SessionPool: closed while launch() was waiting');
+    const err = await taking.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect((err as LaunchError).message).toMatch(
+      /^SessionPool: closed while launch\(\) was waiting/,
+    );
     expect([taken.closes, replacement.closes]).toEqual([1, 1]);
     expect(pool.stats).toEqual({ created: 2, handedOut: 0, discarded: 2, warm: 0 });
   });
@@ -168,6 +173,7 @@ describe('SessionPool.launch() edges', () => {
     await pool[Symbol.asyncDispose]();
     expect(warm.closes).toBe(1);
     await expect(pool.launch()).rejects.toThrow(/after close/);
+    await expect(pool.launch()).rejects.toBeInstanceOf(LaunchError);
   });
 });
 
