@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callScope, raceAbort } from '../../src/http/call-options.js';
 import { AbortError, TimeoutError } from '../../src/http/errors.js';
-
-function later<T>(): { promise: Promise<T>; resolve(value: T): void; reject(e: unknown): void } {
-  let resolve!: (value: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../helpers/deferred.js';
 
 describe('raceAbort', () => {
   it('settles like the work when the scope does not abort', async () => {
@@ -22,7 +13,7 @@ describe('raceAbort', () => {
   it("rejects with the scope's error on abort, and leaves the work running for the caller", async () => {
     const controller = new AbortController();
     const scope = callScope({ signal: controller.signal }, 0);
-    const work = later<string>();
+    const work = deferred<string>();
     const raced = raceAbort(work.promise, scope, 'launchRemote');
     controller.abort('stop');
     const error = await raced.catch((e: unknown) => e);
@@ -38,7 +29,7 @@ describe('raceAbort', () => {
     const aborted = callScope({ signal: controller.signal }, 0);
     await expect(raceAbort(Promise.resolve(1), aborted, 'w')).rejects.toBeInstanceOf(AbortError);
     const timed = callScope({ timeout: 1 }, 0);
-    const never = later<number>();
+    const never = deferred<number>();
     await expect(raceAbort(never.promise, timed, 'w')).rejects.toBeInstanceOf(TimeoutError);
   });
 });

@@ -9,9 +9,10 @@ import type { SessionCreated } from '../../src/browser-api/index.js';
 import { beginCreate } from '../../src/launch/creates-in-flight.js';
 import { COOPERATIVE, installExitHooks } from '../../src/launch/exit-hooks.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
+import { deferred } from '../helpers/deferred.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { deferred, heldUntil, useFakeService } from './fake-service.js';
+import { heldUntil, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-exit-hooks-');
 const ONE = /^\/sessions\/[^/]+$/;

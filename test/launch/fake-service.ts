@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { releaseAll } from '../../src/launch/session-lease.js';
+import { deferred } from '../helpers/deferred.js';
 import {
   type Handler,
   json,
@@ -150,17 +151,6 @@ export async function startFakeService(): Promise<FakeService> {
 
 function pathOf(req: RecordedRequest): string {
   return (req.url.split('?')[0] ?? '').replace(PREFIX, '');
-}
-
-/** A promise and its resolve/reject, to settle from the test (a create's answer, a held call). */
-export function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 /** A gate a held request waits on (`heldUntil(gate.opened, ...)`) until the test opens it. */

@@ -17,6 +17,7 @@ import { LaunchError } from '../../src/launch/errors.js';
 import { defaultRegistry, type Lease, registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath, openEntries, openIntents, recordCreated } from '../../src/launch/ledger.js';
 import { isLostCreate, reconcile, reconcileLostCreate } from '../../src/launch/lost-create.js';
+import { deferred } from '../helpers/deferred.js';
 import { setEnv } from '../helpers/env.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
@@ -67,15 +68,6 @@ function endedBy(id: string): string | undefined {
 /** A create on `api` whose call settles as `outcome` says (in the ledger and registry). */
 function create(api: BrowserApi, outcome: Promise<SessionCreated>): InFlightCreate {
   return beginCreate(api, US, () => outcome);
-}
-function held<T>(): { promise: Promise<T>; resolve(v: T): void; reject(e: unknown): void } {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 describe('isLostCreate', () => {
@@ -153,7 +145,7 @@ describe('reconcile', () => {
   it('waits for the other creates on the wire (any client) first, so their sessions count as known', async () => {
     const api = service.api();
     const mine = create(api, Promise.reject(lost()));
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const otherCreate = create(service.api(), answer.promise);
     const theirs = service.createSession('{"country":"us"}');
     let listed = false;
@@ -171,9 +163,9 @@ describe('reconcile', () => {
 
   it('does not wait for itself, nor for others when told not to', async () => {
     const api = service.api();
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const mine = create(api, answer.promise);
-    const other = create(service.api(), held<SessionCreated>().promise);
+    const other = create(service.api(), deferred<SessionCreated>().promise);
     const orphan = service.createSession('{"country":"us"}').id;
     // Its own call and the other's are both still on the wire.
     expect(await reconcile(mine, { waitForOthers: false, looks: 1 })).toEqual([orphan]);
@@ -233,7 +225,7 @@ describe('reconcileLostCreate', () => {
     const api = service.api();
     const cause = lost();
     const mine = create(api, Promise.reject(cause));
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     create(service.api(), answer.promise);
     const theirs = service.createSession('{"country":"us"}');
     const reconciling = reconcileLostCreate(mine, 'launchRemote', cause);
@@ -280,7 +272,7 @@ describe('handOffAbandonedCreate', () => {
 
   it('returns at once with the launch error; the session the create returns later is deleted', async () => {
     const api = service.api();
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
     const cause = scope.abortError('launchRemote');
@@ -308,7 +300,7 @@ describe('handOffAbandonedCreate', () => {
 
   it("records a returned session that is already gone (404) as 'gone'", async () => {
     const api = service.api();
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
     handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
@@ -320,7 +312,7 @@ describe('handOffAbandonedCreate', () => {
 
   it('a create refused outright: settled, nothing listed', async () => {
     const api = service.api();
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
     handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
@@ -333,7 +325,7 @@ describe('handOffAbandonedCreate', () => {
 
   it('a create whose late answer is lost too: reconciled (two looks), then settled', async () => {
     const api = service.api();
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
     handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
@@ -348,11 +340,11 @@ describe('handOffAbandonedCreate', () => {
 
   it("reconciles a lost late answer only after this process's other creates answered", async () => {
     const api = service.api();
-    const late = held<SessionCreated>();
+    const late = deferred<SessionCreated>();
     const c = create(api, late.promise);
     const scope = await scopeTimedOut();
     handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     create(service.api(), answer.promise);
     const theirs = service.createSession('{"country":"us"}');
     late.reject(lost());
@@ -367,7 +359,7 @@ describe('handOffAbandonedCreate', () => {
   it('settledCleanups is per client, and resolves at once with none', async () => {
     const api = service.api();
     const other = service.api();
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
     handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
@@ -397,7 +389,7 @@ describe('what the background clean-ups leave for DEBUG=remote-browser:launch', 
 
   it('names the session a hand-off deletes, the sessions a reconciliation ended, and a failed one', async () => {
     const api = service.api();
-    const answer = held<SessionCreated>();
+    const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = callScope({ timeout: 1 }, 1, 'launchRemote');
     await eventually(() => scope.signal.aborted, 5000, 'the timeout');
@@ -444,8 +436,8 @@ describe('what the background clean-ups leave for DEBUG=remote-browser:launch', 
 describe('settledCleanups with several hand-offs on one client', () => {
   it('waits for every one of them, not only the last', async () => {
     const api = service.api();
-    const first = held<SessionCreated>();
-    const second = held<SessionCreated>();
+    const first = deferred<SessionCreated>();
+    const second = deferred<SessionCreated>();
     const scope = callScope({ timeout: 1 }, 1, 'launchRemote');
     await eventually(() => scope.signal.aborted, 5000, 'the timeout');
     handOffAbandonedCreate(create(api, first.promise), scope, 'x', scope.abortError('x'));

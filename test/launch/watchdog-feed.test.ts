@@ -10,7 +10,8 @@ import { registryOf } from '../../src/launch/launch-registry.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
 import { feedWatchdog } from '../../src/launch/watchdog-feed.js';
 import type { WatchdogMessage } from '../../src/launch/watchdog-mirror.js';
-import { deferred, useFakeService } from './fake-service.js';
+import { deferred } from '../helpers/deferred.js';
+import { useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-watchdog-feed-');
 
