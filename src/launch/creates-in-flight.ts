@@ -7,21 +7,11 @@
  */
 import type { BrowserApi, SessionCreated, SessionCreateParams } from '../browser-api/index.js';
 import { nodeCrypto } from '../http/node-builtins.js';
-import { type InFlightCreate, observeRegistries, registryOf } from './launch-registry.js';
+import { type InFlightCreate, registryOf } from './launch-registry.js';
 import { type CreateIntent, recordCreated, recordCreateSettled, recordCreating } from './ledger.js';
 import { targetingOf } from './orphan-match.js';
 
 export type { InFlightCreate } from './launch-registry.js';
-
-/**
- * Observes creates starting and settling on every client (the watchdog mirrors them). Returns
- * the unsubscribe.
- */
-export function onCreateChange(
-  listener: (intent: CreateIntent, event: 'started' | 'settled', createdId?: string) => void,
-): () => void {
-  return observeRegistries({ create: listener });
-}
 
 /** Records the intent, then sends the create. A successful create settles it at once. */
 export function beginCreate(

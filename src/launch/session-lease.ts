@@ -9,26 +9,10 @@
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 import { LaunchError } from './errors.js';
-import {
-  type LaunchRegistry,
-  type Lease,
-  liveRegistries,
-  observeRegistries,
-  registryOf,
-} from './launch-registry.js';
+import { type LaunchRegistry, type Lease, liveRegistries, registryOf } from './launch-registry.js';
 import { recordCreated, recordDeleteFailed, recordDeleting, recordEnded } from './ledger.js';
 
 const debug = createDebug('launch');
-
-/**
- * Observes leases opening and closing on every client (the watchdog mirrors them). Returns the
- * unsubscribe.
- */
-export function onLeaseChange(
-  listener: (lease: Lease, event: 'opened' | 'closed') => void,
-): () => void {
-  return observeRegistries({ lease: listener });
-}
 
 export class SessionLease implements Lease {
   readonly id: string;

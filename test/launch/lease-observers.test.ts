@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
-import { beginCreate, onCreateChange } from '../../src/launch/creates-in-flight.js';
+import { beginCreate } from '../../src/launch/creates-in-flight.js';
 import { observeRegistries, registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath } from '../../src/launch/ledger.js';
-import { onLeaseChange, releaseWhenSettled, SessionLease } from '../../src/launch/session-lease.js';
+import { releaseWhenSettled, SessionLease } from '../../src/launch/session-lease.js';
 import { useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-observers-');
@@ -22,11 +22,13 @@ function endedLines(id: string): { by?: string }[] {
     .filter((l) => l.op === 'ended' && l.id === id);
 }
 
-describe('onLeaseChange()', () => {
+describe('observeRegistries({ lease })', () => {
   it('reports each lease opening and closing once, and nothing after unsubscribing', async () => {
     const api = service.api();
     const events: string[] = [];
-    const unsubscribe = onLeaseChange((lease, event) => events.push(`${lease.id} ${event}`));
+    const unsubscribe = observeRegistries({
+      lease: (lease, event) => events.push(`${lease.id} ${event}`),
+    });
     const first = new SessionLease(api, service.createSession('').id);
     await Promise.all([first.release(), first.release()]);
     unsubscribe();
@@ -36,13 +38,14 @@ describe('onLeaseChange()', () => {
   });
 });
 
-describe('onCreateChange()', () => {
+describe('observeRegistries({ create })', () => {
   it("reports a create's start and its settling once, however often it is settled, and nothing after unsubscribing", async () => {
     const api = service.api();
     const events: string[] = [];
-    const unsubscribe = onCreateChange((intent, event, createdId) =>
-      events.push(`${intent.intent} ${event}${createdId ? ` ${createdId}` : ''}`),
-    );
+    const unsubscribe = observeRegistries({
+      create: (intent, event, createdId) =>
+        events.push(`${intent.intent} ${event}${createdId ? ` ${createdId}` : ''}`),
+    });
     const body = { country: 'us' };
     const create = beginCreate(api, body, () => api.sessions.create(body));
     const created = await create.call;
@@ -60,9 +63,9 @@ describe('onCreateChange()', () => {
   it('reports no session with the settling of a create that returned none', async () => {
     const api = service.api();
     const events: string[] = [];
-    const unsubscribe = onCreateChange((_intent, event, createdId) =>
-      events.push(`${event} ${createdId}`),
-    );
+    const unsubscribe = observeRegistries({
+      create: (_intent, event, createdId) => events.push(`${event} ${createdId}`),
+    });
     service.on('POST', /^\/sessions$/, (_req, res) => {
       res.socket?.destroy();
     });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
+import { observeRegistries } from '../../src/launch/launch-registry.js';
 import { openEntries } from '../../src/launch/ledger.js';
 import { openSession } from '../../src/launch/open-session.js';
-import { onLeaseChange, releaseAll, SessionLease } from '../../src/launch/session-lease.js';
+import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { gate, heldUntil, TOKEN, useFakeService } from './fake-service.js';
@@ -48,7 +49,9 @@ describe('SessionLease', () => {
     const api = service.api();
     const { id } = service.createSession('');
     const events: string[] = [];
-    const unsubscribe = onLeaseChange((lease, event) => events.push(`${lease.id} ${event}`));
+    const unsubscribe = observeRegistries({
+      lease: (lease, event) => events.push(`${lease.id} ${event}`),
+    });
     const uninstall = installExitHooks({ signals: [] });
     try {
       const lease = new SessionLease(api, id);
@@ -118,8 +121,10 @@ describe('SessionLease', () => {
     );
     const lease = new SessionLease(api, service.createSession('').id);
     const events: string[] = [];
-    const unsubscribe = onLeaseChange((l, event) => {
-      if (l === lease) events.push(event);
+    const unsubscribe = observeRegistries({
+      lease: (l, event) => {
+        if (l === lease) events.push(event);
+      },
     });
     try {
       const closing = lease.release();
