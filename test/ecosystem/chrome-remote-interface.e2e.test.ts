@@ -56,6 +56,8 @@ describe('chrome-remote-interface on debugger_address', () => {
       const protocol = await CDP.Protocol({ host, port });
       expect(protocol.domains.some((d: { domain: string }) => d.domain === 'Page')).toBe(true);
 
+      // /json/new answers once the target exists; its navigation commits a moment later (a CI
+      // run read 'about:blank' right after), so the page is read once it has loaded.
       const created = await CDP.New({ host, port, url: env.site.url('/') });
       expect(created.type).toBe('page');
       expect(created.webSocketDebuggerUrl).toBe(`ws://${host}:${port}/devtools/page/${created.id}`);
@@ -68,8 +70,10 @@ describe('chrome-remote-interface on debugger_address', () => {
       // The page-level URL it handed out works.
       const page = await CDP({ host, port, target: created.webSocketDebuggerUrl });
       await page.Runtime.enable();
-      const { result } = await page.Runtime.evaluate({ expression: 'document.title' });
-      expect(result.value).toBe('Home');
+      const title = async () =>
+        (await page.Runtime.evaluate({ expression: 'document.title' })).result.value;
+      await eventually(async () => (await title()) === 'Home', 10_000, 'the new page to load');
+      expect(await title()).toBe('Home');
       await page.close();
 
       await CDP.Activate({ host, port, id: created.id });
@@ -163,8 +167,14 @@ describe('chrome-remote-interface on cdp_url', () => {
         `ws://${url.host}/cdp/${id}/devtools/page/${created.id}?token=${encodeURIComponent(token)}`,
       );
       const page = await CDP({ target: created.webSocketDebuggerUrl, local: true });
-      const { result } = await page.Runtime.evaluate({ expression: 'location.href' });
-      expect(result.value).toBe(env.site.url('/'));
+      const href = async () =>
+        (await page.Runtime.evaluate({ expression: 'location.href' })).result.value;
+      await eventually(
+        async () => (await href()) === env.site.url('/'),
+        10_000,
+        'the new page to load',
+      );
+      expect(await href()).toBe(env.site.url('/'));
       await page.close();
       expect((await CDP.List(options)).map((t: { id: string }) => t.id)).toContain(created.id);
       await CDP.Activate({ ...options, id: created.id });
