@@ -62,7 +62,7 @@ export function createConsumerProject(prefix = 'rb-consumer-'): ConsumerProject 
       });
     },
     remove() {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
