@@ -30,6 +30,31 @@ describe('documentation references', () => {
     expect(broken).toEqual([]);
   });
 
+  it('every link into the repository (for what the npm package leaves out) names a path that exists', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      repository: { url: string };
+    };
+    const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+    const links = DOCS.flatMap((doc) =>
+      [
+        ...readFileSync(join(ROOT, doc), 'utf8').matchAll(
+          /\]\((https:\/\/github\.com\/[^)\s]+)\)/g,
+        ),
+      ].map((m) => ({ doc, url: m[1] as string })),
+    );
+    expect(links.length).toBeGreaterThan(0);
+    const broken = links
+      .filter(({ url }) => {
+        const path =
+          url.startsWith(`${repo}/tree/main/`) || url.startsWith(`${repo}/blob/main/`)
+            ? url.slice(`${repo}/tree/main/`.length)
+            : undefined;
+        return path === undefined || !existsSync(join(ROOT, path));
+      })
+      .map(({ doc, url }) => `${doc}: ${url}`);
+    expect(broken).toEqual([]);
+  });
+
   it('every #anchor of a link between documents names a heading there', () => {
     const broken = DOCS.flatMap((doc) =>
       [...readFileSync(join(ROOT, doc), 'utf8').matchAll(/\]\(([^)#:\s]*\.md)?#([^)\s]+)\)/g)]
