@@ -67,9 +67,11 @@ export async function pollingRows(): Promise<Row[]> {
       }),
     );
     const peak = maxInWindow(resultsCalls, 60_000);
-    // The floor: while n waits share 100 reads a minute, each can poll at best every
-    // n × 60 s / 100, so batch i (settling while 10 − i waits still run) can be seen that late.
-    const floorMs = (batch: number) => ((BATCHES - batch) * 60_000) / READS_PER_MINUTE;
+    // The floor: a wait polls at best every poll interval, and while n waits share 100 reads a
+    // minute, every n × 60 s / 100; so batch i (settling while 10 − i waits still run) can be
+    // seen up to the longer of the two late.
+    const floorMs = (batch: number) =>
+      Math.max(POLL_INTERVAL_MS, ((BATCHES - batch) * 60_000) / READS_PER_MINUTE);
     const overFloor = late.map((ms, batch) => ms - floorMs(batch));
     const worst = Math.max(...late);
     const sorted = [...late].sort((a, b) => a - b);
@@ -85,7 +87,7 @@ export async function pollingRows(): Promise<Row[]> {
         id: 'P4',
         what: `queries.wait on ${BATCHES} batches at once: return after the last row settled`,
         goal: `each ≤ ${POLL_INTERVAL_MS} ms (one poll interval)`,
-        measured: `worst ${fmt(worst)} ms, median ${fmt(sorted[Math.floor(sorted.length / 2)] as number)} ms (${late.filter((ms) => ms > POLL_INTERVAL_MS).length} of ${BATCHES} later); floor while 10 waits share 100/min: ${fmt(floorMs(0))} ms; worst over its floor ${fmt(Math.max(...overFloor))} ms`,
+        measured: `worst ${fmt(worst)} ms, median ${fmt(sorted[Math.floor(sorted.length / 2)] as number)} ms (${late.filter((ms) => ms > POLL_INTERVAL_MS).length} of ${BATCHES} later); floor while 10 waits share 100/min: ${fmt(floorMs(0))} ms, above one poll interval for batches 0–${late.filter((_, batch) => floorMs(batch) > POLL_INTERVAL_MS).length - 1}; worst over its own floor ${fmt(Math.max(...overFloor))} ms (${overFloor.filter((ms) => ms > 0).length} of ${BATCHES} over it)`,
         met: worst <= POLL_INTERVAL_MS,
       },
     ];
