@@ -1,9 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEFTOVER_PATTERNS } from '../global/temp-leftovers.js';
+import { readdirSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { requireFreshDist } from '../helpers/fresh-dist.js';
 
 // Every runnable example, as a user runs it: a fresh process importing the built package,
@@ -11,11 +8,8 @@ import { requireFreshDist } from '../helpers/fresh-dist.js';
 const examples = readdirSync('examples').filter((f) => f.endsWith('.ts') && !f.startsWith('_'));
 const env = { ...process.env };
 for (const key of Object.keys(env)) if (key.startsWith('REMOTE_BROWSER_')) delete env[key];
-// The recording example keeps what it downloaded for its user (it prints the path): here that
-// lands in a temp dir of the test's own, removed afterwards, once it holds none of what the
-// suite-wide leftover check looks for in the temp dir it no longer sees.
-const examplesTmp = mkdtempSync(join(tmpdir(), 'rb-examples-'));
-env.TMPDIR = examplesTmp;
+// The recording example keeps what it downloaded for its user (it prints the path): that lands
+// in the run's own temp dir (test/global/temp-leftovers.ts), checked and removed at the end.
 
 /** Examples running at once: each is its own emulator and Chromium, and much of its time is waiting. */
 const AT_ONCE = 2;
@@ -50,11 +44,6 @@ function runExample(file: string): Promise<Run> {
 
 describe('examples', () => {
   const runs = new Map<string, Run>();
-  afterAll(() => {
-    const left = readdirSync(examplesTmp).filter((n) => LEFTOVER_PATTERNS.some((p) => p.test(n)));
-    expect(left, 'what the examples left in their temp dir').toEqual([]);
-    rmSync(examplesTmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  });
 
   // The examples are independent processes: run them AT_ONCE at a time, then check each below.
   beforeAll(
