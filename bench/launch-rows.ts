@@ -36,13 +36,13 @@ const API = '/api/v2/browser';
 let exchanges: Record<string, { sent?: number; answered?: number }> = {};
 const methodOf = (message: unknown) =>
   (message as { request?: { method?: string } }).request?.method ?? '';
-// When its headers are written, not when the request is created: a new connection's handshake
-// is then the client's part, not the service's.
 const exchangeOf = (message: unknown) => {
   const method = methodOf(message);
   exchanges[method] ??= {};
   return exchanges[method];
 };
+// When its headers are written, not when the request is created: a new connection's handshake
+// is then the client's part, not the service's.
 subscribe('undici:client:sendHeaders', (m) => {
   exchangeOf(m).sent ??= performance.now();
 });
@@ -208,7 +208,7 @@ async function measure(emu: EmulatorHandle, library: 'playwright' | 'puppeteer',
   const { a, b } = sides(emu, library);
   const launch: Paired = { a: [], b: [], ratios: [] };
   const close: Paired = { a: [], b: [], ratios: [] };
-  const service = { a: [] as number[], b: [] as number[] };
+  const closeService = { a: [] as number[], b: [] as number[] };
   const launchService = { a: [] as number[], b: [] as number[] };
   let notEnded = 0;
   const once = async (side: Side) => {
@@ -219,7 +219,7 @@ async function measure(emu: EmulatorHandle, library: 'playwright' | 'puppeteer',
       launch: launched.ms,
       launchService: launched.service,
       close: closed.ms,
-      service: closed.service,
+      closeService: closed.service,
     };
   };
   // Warm-up of both paths (preflight cache, JIT, connection pools), not measured.
@@ -236,12 +236,12 @@ async function measure(emu: EmulatorHandle, library: 'playwright' | 'puppeteer',
     close.a.push(ra.close);
     close.b.push(rb.close);
     close.ratios.push(ra.close / rb.close);
-    service.a.push(ra.service);
-    service.b.push(rb.service);
+    closeService.a.push(ra.closeService);
+    closeService.b.push(rb.closeService);
     launchService.a.push(ra.launchService);
     launchService.b.push(rb.launchService);
   }
-  return { launch, launchService, close, service, notEnded };
+  return { launch, launchService, close, closeService, notEnded };
 }
 
 /**
@@ -272,10 +272,13 @@ export async function launchRows(options: { pairs: number; rtts: number[] }): Pr
     try {
       for (const library of ['playwright', 'puppeteer'] as const) {
         const name = library === 'playwright' ? 'Playwright' : 'Puppeteer';
-        const m = await measure(emu, library, options.pairs);
-        const { launch, close, service, notEnded } = m;
-        const launchHeld = heldEqual(launch, m.launchService);
-        const held = heldEqual(close, service);
+        const { launch, launchService, close, closeService, notEnded } = await measure(
+          emu,
+          library,
+          options.pairs,
+        );
+        const launchHeld = heldEqual(launch, launchService);
+        const held = heldEqual(close, closeService);
         rows.push({
           id: 'P1',
           what: `${name} launchRemote() → first page vs POST + connect + first page, ${rttMs} ms RTT`,

@@ -45,11 +45,8 @@ describe('documentation references', () => {
     expect(links.length).toBeGreaterThan(0);
     const broken = links
       .filter(({ url }) => {
-        const path =
-          url.startsWith(`${repo}/tree/main/`) || url.startsWith(`${repo}/blob/main/`)
-            ? url.slice(`${repo}/tree/main/`.length)
-            : undefined;
-        return path === undefined || !existsSync(join(ROOT, path));
+        const prefix = [`${repo}/tree/main/`, `${repo}/blob/main/`].find((p) => url.startsWith(p));
+        return prefix === undefined || !existsSync(join(ROOT, url.slice(prefix.length)));
       })
       .map(({ doc, url }) => `${doc}: ${url}`);
     expect(broken).toEqual([]);
