@@ -10,7 +10,6 @@ import { type CallOptions, callScope } from '../../http/call-options.js';
 import { isApiError, RemoteBrowserError } from '../../http/errors.js';
 import {
   nodeCrypto,
-  nodeFs,
   nodeFsPromises,
   nodePath,
   nodeStreamPromises,
@@ -81,7 +80,10 @@ function fileSafe(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
-function header(response: StreamResponse, name: string): string | undefined {
+function header(
+  response: { headers: StreamResponse['headers'] },
+  name: string,
+): string | undefined {
   const value = response.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -111,14 +113,12 @@ export async function downloadRecordings(
     for (const first of chosen) {
       let recording = expired(first) ? await relist(first.id) : first;
       let refreshed = recording !== first;
-      let response: StreamResponse;
+      // An expired or revoked signed URL fails before any byte: list again, once.
       for (;;) {
         try {
-          response = await source.transport.stream({
-            url: recording.video_url,
-            what,
-            signal: scope.signal,
-          });
+          out.push(
+            await save(what, sessionId, recording, source.transport, target, options, scope.signal),
+          );
           break;
         } catch (error) {
           if (refreshed || !isApiError(error) || !EXPIRED_STATUSES.has(error.status)) throw error;
@@ -126,7 +126,6 @@ export async function downloadRecordings(
           refreshed = true;
         }
       }
-      out.push(await save(what, sessionId, recording, response, target, options, scope.signal));
     }
     return out;
   } catch (error) {
@@ -162,51 +161,63 @@ async function save(
   what: string,
   sessionId: string,
   recording: Recording,
-  response: StreamResponse,
+  transport: Transport,
   target: Target,
   options: DownloadOptions,
   signal: AbortSignal,
 ): Promise<StreamedRecording | DownloadedRecording> {
-  const contentType = header(response, 'content-type');
-  const length = Number(header(response, 'content-length'));
-  const totalBytes = Number.isFinite(length) && length >= 0 ? length : recording.size_bytes;
-  let bytes = 0;
-  // Counted by a listener beside the pipe, not a stage inside it: an async-generator stage
-  // costs a promise per chunk and a second buffer (0.76× a raw copy's throughput, +8 MB RSS on
-  // 200 MB); a 'data' listener only watches the chunks the pipe moves. It must be attached in
-  // the same tick as the pipe (a listener alone starts the flow): call it inside `pipeline(...)`.
-  const { pipeline } = nodeStreamPromises();
-  const counted = () =>
-    response.body.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      try {
-        options.onProgress?.({ recordingId: recording.id, receivedBytes: bytes, totalBytes });
-      } catch (error) {
-        // As when the count was a pipeline stage: a throwing callback fails the download.
-        response.body.destroy(error as Error);
-      }
+  const progress = (receivedBytes: number, contentLength: number | undefined) =>
+    options.onProgress?.({
+      recordingId: recording.id,
+      receivedBytes,
+      totalBytes: contentLength ?? recording.size_bytes,
     });
-  const result = { recordingId: recording.id, recording, contentType };
   if ('stream' in target) {
-    await pipeline(counted(), target.stream, { signal });
-    return { ...result, bytes };
+    const response = await transport.stream({ url: recording.video_url, what, signal });
+    const contentType = header(response, 'content-type');
+    const length = Number(header(response, 'content-length'));
+    const contentLength = Number.isFinite(length) && length >= 0 ? length : undefined;
+    let bytes = 0;
+    // Counted by a listener beside the pipe, not a stage inside it: an async-generator stage
+    // costs a promise per chunk and a second buffer (0.76× a raw copy's throughput, +8 MB RSS on
+    // 200 MB); a 'data' listener only watches the chunks the pipe moves. It must be attached in
+    // the same tick as the pipe (a listener alone starts the flow): call it inside `pipeline(...)`.
+    const counted = () =>
+      response.body.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        try {
+          progress(bytes, contentLength);
+        } catch (error) {
+          // As when the count was a pipeline stage: a throwing callback fails the download.
+          response.body.destroy(error as Error);
+        }
+      });
+    await nodeStreamPromises().pipeline(counted(), target.stream, { signal });
+    return { recordingId: recording.id, recording, contentType, bytes };
   }
   const { join, resolve } = nodePath();
   const { mkdir, rename, rm } = nodeFsPromises();
   const dir = resolve(target.dir);
   await mkdir(dir, { recursive: true });
-  const name = `${fileSafe(sessionId)}-${fileSafe(recording.id)}.${extensionFor(contentType)}`;
-  const path = join(dir, name);
-  const temp = join(dir, `.${name}.${nodeCrypto().randomUUID().slice(0, 8)}.part`);
+  const base = `${fileSafe(sessionId)}-${fileSafe(recording.id)}`;
+  // The extension comes from the Content-Type, known once the download has begun.
+  const temp = join(dir, `.${base}.${nodeCrypto().randomUUID().slice(0, 8)}.part`);
   try {
-    await pipeline(counted(), nodeFs().createWriteStream(temp), { signal });
+    const got = await transport.download({
+      url: recording.video_url,
+      what,
+      signal,
+      path: temp,
+      onData: progress,
+    });
+    const contentType = header(got, 'content-type');
+    const path = join(dir, `${base}.${extensionFor(contentType)}`);
     await rename(temp, path);
+    return { recordingId: recording.id, recording, contentType, bytes: got.bytes, path };
   } catch (error) {
-    response.body.destroy();
     await rm(temp, { force: true });
     throw error instanceof Error && error.name === 'AbortError' ? error : wrap(what, error);
   }
-  return { ...result, bytes, path };
 }
 
 function wrap(what: string, error: unknown): unknown {

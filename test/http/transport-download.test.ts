@@ -1,0 +1,470 @@
+/**
+ * Transport.download: a GET's body into a file, read into a fixed ring of reused buffers
+ * (src/http/file-get.ts), against real loopback servers: node:http for what well-behaved
+ * servers send, a raw TCP server for the framings and the broken responses node:http never
+ * writes, and a TLS server for HTTPS (in a child process that trusts the test certificate).
+ */
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, type Dispatcher } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setDebugSink } from '../../src/http/debug.js';
+import {
+  AbortError,
+  ApiError,
+  ConnectionError,
+  NotFoundError,
+  TimeoutError,
+} from '../../src/http/errors.js';
+import { framingOf, parseHead } from '../../src/http/file-get.js';
+import { Transport } from '../../src/http/transport.js';
+import { withEnv } from '../helpers/env.js';
+
+const TOKEN = 'download-test-token-31';
+let dir: string;
+const transports: Transport[] = [];
+/** Closes each server a test started (its connections first). */
+const closers: (() => Promise<void>)[] = [];
+const closeServers = async () => {
+  for (const close of closers.splice(0)) await close();
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rb-download-'));
+});
+afterEach(async () => {
+  for (const t of transports.splice(0)) await t.close();
+  await closeServers();
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function transport(
+  origin: string,
+  extra: Partial<ConstructorParameters<typeof Transport>[0]> = {},
+) {
+  const t = new Transport({
+    service: 'browser',
+    origin,
+    apiPath: '/api/v2/browser',
+    authorization: `Bearer ${TOKEN}`,
+    unwrapData: true,
+    ...extra,
+  });
+  transports.push(t);
+  return t;
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const file = (name: string) => join(dir, name);
+
+/** A node:http server answering every request with `handler`; resolves to its origin. */
+async function httpServer(
+  handler: (
+    req: import('node:http').IncomingMessage,
+    res: import('node:http').ServerResponse,
+  ) => void,
+): Promise<{ origin: string; server: Server; seen: import('node:http').IncomingMessage[] }> {
+  const seen: import('node:http').IncomingMessage[] = [];
+  const server = createHttpServer((req, res) => {
+    seen.push(req);
+    handler(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  closers.push(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(() => resolve()));
+  });
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen };
+}
+
+/** A raw TCP server that reads one request head, then runs `answer` on the socket. */
+async function rawServer(answer: (socket: Socket) => unknown): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    let head = '';
+    socket.on('data', (d) => {
+      head += d.toString('latin1');
+      if (head.includes('\r\n\r\n') && !head.startsWith('DONE')) {
+        head = 'DONE';
+        void answer(socket);
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  closers.push(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise((resolve) => server.close(() => resolve()));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Writes `pieces` one at a time with a pause between, so the client reads them apart. */
+async function dribble(socket: Socket, pieces: (string | Buffer)[]): Promise<void> {
+  socket.setNoDelay(true);
+  for (const piece of pieces) {
+    socket.write(piece);
+    await new Promise((r) => setTimeout(r, 3));
+  }
+}
+
+describe('Transport.download (no dispatcher of the caller: the ring-buffer reader)', () => {
+  it('writes a 24 MB Content-Length body byte for byte, with progress, and no Authorization to a signed URL', async () => {
+    const body = randomBytes(24 * 1024 * 1024);
+    const { origin, seen } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/webm', 'content-length': body.length });
+      // Many writes, so the reader fills and reuses its buffers many times over.
+      for (let at = 0; at < body.length; at += 16 * 1024)
+        res.write(body.subarray(at, at + 16 * 1024));
+      res.end();
+    });
+    const progress: [number, number | undefined][] = [];
+    const got = await transport(origin).download({
+      url: `${origin}/rec/v.webm?sig=secret-signature`,
+      what: 'download',
+      path: file('big.webm'),
+      onData: (n, total) => progress.push([n, total]),
+    });
+    expect(got.status).toBe(200);
+    expect(got.bytes).toBe(body.length);
+    expect(got.headers['content-type']).toBe('video/webm');
+    expect(sha(await readFile(file('big.webm')))).toBe(sha(body));
+    expect(progress.length).toBeGreaterThan(8);
+    expect(progress.at(-1)).toEqual([body.length, body.length]);
+    expect(seen[0]?.url).toBe('/rec/v.webm?sig=secret-signature');
+    expect(seen[0]?.headers.authorization).toBeUndefined();
+    expect(seen[0]?.headers.connection).toBe('close');
+    expect(seen[0]?.headers['user-agent']).toMatch(/^remote-browser\//);
+  });
+
+  it('sends the Authorization header to an API path of its own origin', async () => {
+    const { origin, seen } = await httpServer((_req, res) => res.end('x'));
+    await transport(origin).download({
+      url: '/recordings/r1',
+      what: 'download',
+      path: file('own'),
+    });
+    expect([seen[0]?.url, seen[0]?.headers.authorization]).toEqual([
+      '/api/v2/browser/recordings/r1',
+      `Bearer ${TOKEN}`,
+    ]);
+  });
+
+  it('logs the request and response lines without the signed query', async () => {
+    const { origin } = await httpServer((_req, res) => res.end('x'));
+    const lines: string[] = [];
+    const previous = setDebugSink((line) => lines.push(line));
+    try {
+      await withEnv({ DEBUG: 'remote-browser:http' }, () =>
+        transport(origin).download({
+          url: `${origin}/rec/v.webm?sig=secret-signature`,
+          what: 'download',
+          path: file('logged'),
+        }),
+      );
+    } finally {
+      setDebugSink(previous);
+    }
+    expect(lines).toEqual([
+      'remote-browser:http → GET /rec/v.webm (download)',
+      'remote-browser:http ← 200 GET /rec/v.webm (download)',
+    ]);
+  });
+
+  it('decodes a chunked body read a few bytes at a time, with chunk extensions and trailers, after a 103 head', async () => {
+    const origin = await rawServer((socket) =>
+      dribble(socket, [
+        'HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n',
+        'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: video/mp4\r\n\r\n',
+        '5;name=val',
+        'ue\r\nhel',
+        'lo\r',
+        '\n6\r\n wor',
+        'ld\r\n1',
+        '0\r\n',
+        Buffer.alloc(16, 'z'),
+        '\r\n0\r\nX-Checksum: abc\r\n',
+        '\r\n',
+      ]),
+    );
+    const got = await transport(origin).download({
+      url: `${origin}/v?s=1`,
+      what: 'download',
+      path: file('chunked'),
+    });
+    expect(got.status).toBe(200);
+    expect((await readFile(file('chunked'))).toString()).toBe(`hello world${'z'.repeat(16)}`);
+    expect(got.bytes).toBe(27);
+  });
+
+  it('reads a body without length or chunking until the connection closes', async () => {
+    const origin = await rawServer(async (socket) => {
+      await dribble(socket, [
+        'HTTP/1.0 200 OK\r\nContent-Type: video/webm\r\n\r\nfirst,',
+        'second',
+      ]);
+      socket.end();
+    });
+    const got = await transport(origin).download({
+      url: `${origin}/v?s=1`,
+      what: 'download',
+      path: file('close'),
+    });
+    expect((await readFile(file('close'))).toString()).toBe('first,second');
+    expect(got.bytes).toBe(12);
+  });
+
+  it('writes an empty file for an empty 200', async () => {
+    const origin = await rawServer((socket) =>
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'),
+    );
+    const got = await transport(origin).download({
+      url: `${origin}/v?s=1`,
+      what: 'download',
+      path: file('empty'),
+    });
+    expect(got.bytes).toBe(0);
+    expect((await readFile(file('empty'))).length).toBe(0);
+  });
+
+  it('maps an error status to its error with the body message, and opens no file', async () => {
+    const { origin } = await httpServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'no such recording' }));
+    });
+    const error = await transport(origin)
+      .download({
+        url: `${origin}/rec/v.webm?sig=hidden`,
+        what: 'recordings.download(s1)',
+        path: file('e404'),
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).message).toContain('no such recording');
+    expect((error as NotFoundError).path).toBe('/rec/v.webm');
+    expect(String(error)).not.toContain('hidden');
+    expect((await readdir(dir)).includes('e404')).toBe(false);
+  });
+
+  it('refuses a redirect as an error instead of saving its body', async () => {
+    const origin = await rawServer((socket) =>
+      socket.end('HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 5\r\n\r\nmoved'),
+    );
+    const error = await transport(origin)
+      .download({ url: `${origin}/v?s=1`, what: 'download', path: file('e302') })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(302);
+    expect((await readdir(dir)).includes('e302')).toBe(false);
+  });
+
+  it.each([
+    [
+      'a body cut short of its Content-Length',
+      'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly-ten..',
+      /closed after 10 of 100 body bytes/,
+    ],
+    [
+      'a chunked body cut off mid-chunk',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\nabc',
+      /closed after 3 body bytes/,
+    ],
+    [
+      'a bad chunk size',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc',
+      /bad chunk size "zz"/,
+    ],
+    [
+      'a chunk not followed by CRLF',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n',
+      /no CRLF after a chunk/,
+    ],
+    [
+      'two different Content-Lengths',
+      'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef',
+      /invalid Content-Length/,
+    ],
+    [
+      'a malformed header line',
+      'HTTP/1.1 200 OK\r\nno colon here\r\n\r\n',
+      /malformed response header line/,
+    ],
+    ['not HTTP', 'SSH-2.0-OpenSSH_9.2\r\n\r\n', /not an HTTP\/1.x status line/],
+    [
+      'a head over 16 KB',
+      `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+      /response head over 16 KB/,
+    ],
+  ])('fails with a ConnectionError on %s', async (_name, response, message) => {
+    const origin = await rawServer((socket) => socket.end(response));
+    const error = await transport(origin)
+      .download({ url: `${origin}/v?s=1`, what: 'download', path: file('broken') })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).toMatch(/^download: GET \/v /);
+    expect((error as ConnectionError).requestSent).toBe(true);
+  });
+
+  it('names a refused download as never sent', async () => {
+    const origin = await rawServer(() => {});
+    const port = new URL(origin).port;
+    await closeServers();
+    const error = await transport('http://127.0.0.1:1')
+      .download({ url: `http://127.0.0.1:${port}/v?s=1`, what: 'download', path: file('refused') })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).requestSent).toBe(false);
+    expect((error as Error).message).toMatch(/failed without a response: .*ECONNREFUSED/);
+  });
+
+  it('stops on abort mid-body and on timeout, closing the connection', async () => {
+    let closed = 0;
+    const origin = await rawServer((socket) => {
+      socket.on('close', () => closed++);
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\nsome bytes');
+    });
+    const controller = new AbortController();
+    const aborted = transport(origin)
+      .download({
+        url: `${origin}/v?s=1`,
+        what: 'download',
+        path: file('aborted'),
+        signal: controller.signal,
+        onData: () => controller.abort(),
+      })
+      .catch((e: unknown) => e);
+    expect(await aborted).toBeInstanceOf(AbortError);
+    const timedOut = await transport(origin)
+      .download({ url: `${origin}/v?s=1`, what: 'download', path: file('slow'), timeout: 200 })
+      .catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(TimeoutError);
+    await expect.poll(() => closed).toBe(2);
+  });
+
+  it('fails a download whose onData throws, with that error', async () => {
+    const { origin } = await httpServer((_req, res) => res.end('abc'));
+    const error = await transport(origin)
+      .download({
+        url: `${origin}/v?s=1`,
+        what: 'download',
+        path: file('throws'),
+        onData: () => {
+          throw new Error('callback broke');
+        },
+      })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe('callback broke');
+  });
+
+  it('refuses a TLS server whose certificate is not trusted', async () => {
+    const { createServer } = await import('node:https');
+    const fixtures = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
+    const server = createServer(
+      {
+        key: await readFile(join(fixtures, 'localhost-key.pem')),
+        cert: await readFile(join(fixtures, 'localhost-cert.pem')),
+      },
+      (_req, res) => res.end('secret video'),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const error = await transport(`https://localhost:${port}`)
+      .download({
+        url: `https://localhost:${port}/v?s=1`,
+        what: 'download',
+        path: file('untrusted'),
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(/self[- ]signed certificate/);
+    expect((await readdir(dir)).includes('untrusted')).toBe(false);
+  });
+
+  it('downloads over HTTPS from a server the process trusts (NODE_EXTRA_CA_CERTS)', async () => {
+    const child = fileURLToPath(new URL('../fixtures/download-tls-child.ts', import.meta.url));
+    const fixtures = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
+    const proc = spawn(process.execPath, ['--import', 'tsx', child, file('tls.webm')], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(fixtures, 'localhost-cert.pem') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d) => (out += d));
+    proc.stderr.on('data', (d) => (err += d));
+    const [code] = (await once(proc, 'exit')) as [number];
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    const result = JSON.parse(out) as { bytes: number; sha: string; sent: string };
+    expect(result.bytes).toBe(3 * 1024 * 1024);
+    expect(sha(await readFile(file('tls.webm')))).toBe(result.sha);
+    expect(result.sent).toBe('/rec/v.webm?sig=abc');
+  });
+});
+
+describe('Transport.download through a dispatcher of the caller', () => {
+  it('downloads through that dispatcher (a proxy, a custom CA), with progress', async () => {
+    const { origin } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/webm', 'content-length': 6 });
+      res.end('abcdef');
+    });
+    let dispatched = 0;
+    class CountingAgent extends Agent {
+      override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
+        dispatched++;
+        return super.dispatch(options, handler);
+      }
+    }
+    const agent = new CountingAgent();
+    try {
+      const progress: number[] = [];
+      const got = await transport(origin, { dispatcher: agent }).download({
+        url: `${origin}/v?s=1`,
+        what: 'download',
+        path: file('dispatched'),
+        onData: (n) => progress.push(n),
+      });
+      expect([got.status, got.bytes, progress.at(-1)]).toEqual([200, 6, 6]);
+      expect((await readFile(file('dispatched'))).toString()).toBe('abcdef');
+      expect(dispatched).toBe(1);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe('the response head parser', () => {
+  it('reads the status, lower-cases names and keeps repeated headers', () => {
+    expect(
+      parseHead(
+        'HTTP/1.1 206 Partial Content\r\nContent-Type: video/webm\r\nSet-Cookie: a\r\nset-cookie: b',
+      ),
+    ).toEqual({
+      status: 206,
+      headers: { 'content-type': 'video/webm', 'set-cookie': ['a', 'b'] },
+    });
+  });
+
+  it('frames a body by Transfer-Encoding over Content-Length, and by close without either', () => {
+    const head = (headers: Record<string, string>, status = 200) => ({ status, headers });
+    expect(
+      framingOf(head({ 'transfer-encoding': 'gzip, chunked', 'content-length': '5' })).kind,
+    ).toBe('chunked');
+    expect(framingOf(head({ 'transfer-encoding': 'gzip' })).kind).toBe('close');
+    expect(framingOf(head({ 'content-length': '5, 5' }))).toEqual({ kind: 'length', remaining: 5 });
+    expect(framingOf(head({}))).toEqual({ kind: 'close' });
+    expect(framingOf(head({ 'content-length': '9' }, 304))).toEqual({
+      kind: 'length',
+      remaining: 0,
+    });
+    expect(() => framingOf(head({ 'content-length': '-1' }))).toThrow(/invalid Content-Length/);
+  });
+});
