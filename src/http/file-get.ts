@@ -130,7 +130,8 @@ export function framingOf(head: Head): Framing {
 /**
  * Sends the GET and writes a 2xx body to `options.path`. Resolves once every byte is on disk
  * and the file is closed; rejects with a `FileGetError` (or the signal's reason) otherwise,
- * after closing the socket and the file. Removing a partial file is the caller's business.
+ * after closing the socket and the file; the file system's own error when opening or writing
+ * the file failed. Removing a partial file is the caller's business.
  */
 export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
   const { url, signal } = options;
@@ -157,7 +158,6 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
     let done = false;
     let opening: Promise<FileHandle> | undefined;
     let position = 0;
-    let inFlight = 0;
     let errorBody: Buffer[] | undefined;
     let errorBytes = 0;
 
@@ -166,18 +166,14 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
       settled = true;
       socket.destroy();
       signal.removeEventListener('abort', onAbort);
-      // Close the file after its writes have landed; the caller removes it.
+      // FileHandle.close() waits for the writes in flight. The caller removes the file.
       void (opening ?? Promise.resolve(undefined))
-        .then((handle) => whenIdle().then(() => handle?.close()))
+        .then((handle) => handle?.close())
         .catch(() => {})
         .finally(() => reject(error));
     };
     const onAbort = () => fail(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-
-    let idleWaiters: (() => void)[] = [];
-    const whenIdle = () =>
-      inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r));
 
     const finish = () => {
       done = true;
@@ -199,8 +195,7 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
       // A body of zero bytes still leaves an (empty) file.
       (opening ?? openFile())
         .then(async (handle) => {
-          await whenIdle();
-          await handle.close();
+          await handle.close(); // after the writes in flight
           if (settled) return;
           settled = true;
           signal.removeEventListener('abort', onAbort);
@@ -212,13 +207,7 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
     const openFile = () => {
       const opened = open(options.path, 'w');
       opening = opened;
-      opened.catch((error: unknown) =>
-        fail(
-          new FileGetError(`opening ${options.path} failed: ${(error as Error).message}`, true, {
-            cause: error,
-          }),
-        ),
-      );
+      opened.catch(fail);
       return opened;
     };
 
@@ -250,45 +239,19 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
       }
       const at = position;
       position += end - start;
-      inFlight++;
       busy.set(buf, (busy.get(buf) ?? 0) + 1);
       (opening ?? openFile())
         .then((handle) => handle.write(buf, start, end - start, at))
-        .then(
-          () => {
-            inFlight--;
-            release(buf);
-            if (inFlight === 0) {
-              const waiters = idleWaiters;
-              idleWaiters = [];
-              for (const w of waiters) w();
-            }
-          },
-          (error: unknown) => {
-            inFlight--;
-            fail(
-              new FileGetError(
-                `writing ${options.path} failed: ${(error as Error).message}`,
-                true,
-                { cause: error },
-              ),
-            );
-            const waiters = idleWaiters;
-            idleWaiters = [];
-            for (const w of waiters) w();
-          },
-        );
-      if (!errorBody) {
-        try {
-          options.onData?.(received, contentLength);
-        } catch (error) {
-          fail(error);
-        }
+        .then(() => release(buf), fail);
+      try {
+        options.onData?.(received, contentLength);
+      } catch (error) {
+        fail(error);
       }
     };
 
-    /** Consumes `buf[0, n)`; returns false to pause the socket. */
-    const consume = (n: number, buf: Buffer): boolean => {
+    /** Consumes `buf[0, n)`: the head, then body pieces (written, or kept for the error). */
+    const consume = (n: number, buf: Buffer): void => {
       let i = 0;
       while (i < n && !done && !settled) {
         if (!response) {
@@ -333,7 +296,6 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
         }
         if (errorBody && errorBytes >= MAX_ERROR_BODY && !done) finish();
       }
-      return true;
     };
 
     /** One step of a chunked body from `buf[i, n)`; returns where it stopped. */
@@ -354,8 +316,9 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
         return i + take;
       }
       // size, data-end and trailers read lines.
-      const lf = buf.indexOf(10, i);
-      const stop = lf < 0 || lf >= n ? n : lf + 1;
+      // Only this read's bytes: past n the buffer holds an earlier read's.
+      const lf = buf.subarray(i, n).indexOf(10);
+      const stop = lf < 0 ? n : i + lf + 1;
       f.line += buf.toString('latin1', i, stop);
       if (f.line.length > MAX_CHUNK_LINE) throw new Error('chunked body: a line over 1 KB');
       if (!f.line.endsWith('\n')) return stop;
@@ -384,7 +347,7 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
         try {
           consume(n, buf);
         } catch (error) {
-          fail(new FileGetError(`${(error as Error).message}`, true));
+          fail(new FileGetError((error as Error).message, true));
           return false;
         }
         if (!busy.has(buf)) free.push(buf);
@@ -406,14 +369,8 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
           ...(net.isIP(host) ? {} : { servername: host }),
         })
       : net.connect(connectOptions);
-    socket.setTimeout(options.idleTimeoutMs ?? 300_000, () =>
-      fail(
-        new FileGetError(
-          `no data for ${Math.round((options.idleTimeoutMs ?? 300_000) / 1000)} s`,
-          connected,
-        ),
-      ),
-    );
+    const idleMs = options.idleTimeoutMs ?? 300_000;
+    socket.setTimeout(idleMs, () => fail(new FileGetError(`no data for ${idleMs} ms`, connected)));
     socket.once(secure ? 'secureConnect' : 'connect', () => {
       connected = true;
       const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`];

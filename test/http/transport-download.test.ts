@@ -23,7 +23,7 @@ import {
   NotFoundError,
   TimeoutError,
 } from '../../src/http/errors.js';
-import { framingOf, parseHead } from '../../src/http/file-get.js';
+import { FileGetError, framingOf, getToFile, parseHead } from '../../src/http/file-get.js';
 import { Transport } from '../../src/http/transport.js';
 import { withEnv } from '../helpers/env.js';
 
@@ -184,7 +184,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
       dribble(socket, [
         'HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n',
         'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: video/mp4\r\n\r\n',
-        '5;name=val',
+        '5 ;name=val',
         'ue\r\nhel',
         'lo\r',
         '\n6\r\n wor',
@@ -254,16 +254,146 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
     expect((await readdir(dir)).includes('e404')).toBe(false);
   });
 
-  it('refuses a redirect as an error instead of saving its body', async () => {
+  it.each([300, 302])(
+    'refuses a %i redirect as an error instead of saving its body',
+    async (status) => {
+      const origin = await rawServer((socket) =>
+        socket.end(
+          `HTTP/1.1 ${status} Moved\r\nLocation: /elsewhere\r\nContent-Length: 5\r\n\r\nmoved`,
+        ),
+      );
+      const error = await transport(origin)
+        .download({ url: `${origin}/v?s=1`, what: 'download', path: file(`e${status}`) })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(status);
+      expect((await readdir(dir)).includes(`e${status}`)).toBe(false);
+    },
+  );
+
+  it('keeps the first 64 KB of an error body and does not wait for the rest', async () => {
+    const origin = await rawServer((socket) => {
+      // Announces 1 MB, sends 70 KB, then holds the connection open.
+      socket.write('HTTP/1.1 410 Gone\r\nContent-Length: 1000000\r\n\r\n');
+      socket.write('e'.repeat(70 * 1024));
+    });
+    const got = await getToFile({
+      url: new URL(`${origin}/v`),
+      headers: {},
+      path: file('e410'),
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect([got.status, got.bytes, got.errorBody]).toEqual([410, 0, 'e'.repeat(64 * 1024)]);
+    expect((await readdir(dir)).includes('e410')).toBe(false);
+  });
+
+  it('reads a head that arrives in pieces, after a 100 Continue', async () => {
     const origin = await rawServer((socket) =>
-      socket.end('HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 5\r\n\r\nmoved'),
+      dribble(socket, [
+        'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r',
+        '\nContent-Le',
+        'ngth: 3\r\n',
+        '\r',
+        '\nabc',
+      ]),
     );
-    const error = await transport(origin)
-      .download({ url: `${origin}/v?s=1`, what: 'download', path: file('e302') })
+    const got = await transport(origin).download({
+      url: `${origin}/v?s=1`,
+      what: 'download',
+      path: file('split'),
+    });
+    expect([got.bytes, (await readFile(file('split'))).toString()]).toEqual([3, 'abc']);
+  });
+
+  it('decodes a 6 MB chunked body of many small chunks, several to a read', async () => {
+    const body = randomBytes(6 * 1024 * 1024);
+    const { origin } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/webm' });
+      // Chunks of 1 to 3000 bytes: node:http frames each write as one chunk.
+      let at = 0;
+      for (let n = 1; at < body.length; n = ((n * 7919) % 3000) + 1) {
+        res.write(body.subarray(at, at + n));
+        at += n;
+      }
+      res.end();
+    });
+    const got = await transport(origin).download({
+      url: `${origin}/v?s=1`,
+      what: 'download',
+      path: file('many'),
+    });
+    expect(got.bytes).toBe(body.length);
+    expect(sha(await readFile(file('many')))).toBe(sha(body));
+  });
+
+  it("fails with the file system's error when the file cannot be opened or written", async () => {
+    const { origin } = await httpServer((_req, res) => res.end('abc'));
+    const t = transport(origin);
+    const noDir = await t
+      .download({ url: `${origin}/v?s=1`, what: 'download', path: join(dir, 'missing', 'v.webm') })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(302);
-    expect((await readdir(dir)).includes('e302')).toBe(false);
+    expect((noDir as NodeJS.ErrnoException).code).toBe('ENOENT');
+    // Linux's /dev/full opens, and every write to it fails with ENOSPC.
+    const full = await t
+      .download({ url: `${origin}/v?s=1`, what: 'download', path: '/dev/full' })
+      .catch((e: unknown) => e);
+    expect((full as NodeJS.ErrnoException).code).toBe('ENOSPC');
+  });
+
+  it('fails when the socket stays silent for the idle timeout', async () => {
+    const origin = await rawServer((socket) =>
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'),
+    );
+    const error = await getToFile({
+      url: new URL(`${origin}/v`),
+      headers: {},
+      path: file('idle'),
+      signal: new AbortController().signal,
+      idleTimeoutMs: 150,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FileGetError);
+    expect([(error as Error).message, (error as FileGetError).requestSent]).toEqual([
+      'no data for 150 ms',
+      true,
+    ]);
+  });
+
+  it('does not connect when the signal is already aborted', async () => {
+    let connections = 0;
+    const origin = await rawServer(() => {});
+    const server = createTcpServer(() => connections++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const port = (server.address() as AddressInfo).port;
+    const error = await transport(origin)
+      .download({
+        url: `http://127.0.0.1:${port}/v?s=1`,
+        what: 'download',
+        path: file('pre'),
+        signal: AbortSignal.abort(),
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(connections).toBe(0);
+  });
+
+  it('downloads from an IPv6 literal address', async (ctx) => {
+    const server = createHttpServer((_req, res) => res.end('six'));
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(0, '::1', () => resolve(true));
+    });
+    if (!listening) return ctx.skip();
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const origin = `http://[::1]:${(server.address() as AddressInfo).port}`;
+    const got = await transport(origin).download({
+      url: `${origin}/v?s=1`,
+      what: 'download',
+      path: file('v6'),
+    });
+    expect((await readFile(file('v6'))).toString()).toBe('six');
+    expect(got.bytes).toBe(3);
   });
 
   it.each([
@@ -291,6 +421,32 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
       'two different Content-Lengths',
       'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef',
       /invalid Content-Length/,
+    ],
+    [
+      'a 101 switch of protocols',
+      'HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n',
+      /switched protocols/,
+    ],
+    ['a connection closed before any response', '', /the connection closed before a response/],
+    [
+      'a chunk size after junk',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\ng5\r\nabcde\r\n0\r\n\r\n',
+      /bad chunk size "g5"/,
+    ],
+    [
+      'a chunk size followed by junk',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5 x\r\nabcde\r\n0\r\n\r\n',
+      /bad chunk size "5 x"/,
+    ],
+    [
+      'a chunk-size line ended by a bare LF',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n',
+      /a line not ended by CRLF/,
+    ],
+    [
+      'a chunk-size line over 1 KB',
+      `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;${'e'.repeat(1100)}\r\nabc\r\n0\r\n\r\n`,
+      /a line over 1 KB/,
     ],
     [
       'a malformed header line',
@@ -403,10 +559,21 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
     proc.stderr.on('data', (d) => (err += d));
     const [code] = (await once(proc, 'exit')) as [number];
     expect({ code, err }).toEqual({ code: 0, err: '' });
-    const result = JSON.parse(out) as { bytes: number; sha: string; sent: string };
+    const result = JSON.parse(out) as {
+      bytes: number;
+      sha: string;
+      sent: string;
+      servername: string;
+      alpn: string;
+    };
     expect(result.bytes).toBe(3 * 1024 * 1024);
     expect(sha(await readFile(file('tls.webm')))).toBe(result.sha);
-    expect(result.sent).toBe('/rec/v.webm?sig=abc');
+    // The request, its SNI name and its ALPN offer, as the server saw them.
+    expect([result.sent, result.servername, result.alpn]).toEqual([
+      '/rec/v.webm?sig=abc',
+      'localhost',
+      'http/1.1',
+    ]);
   });
 });
 
@@ -442,14 +609,28 @@ describe('Transport.download through a dispatcher of the caller', () => {
 });
 
 describe('the response head parser', () => {
+  it('accepts a status line without a reason and a header without a space', () => {
+    expect(parseHead('HTTP/1.0 200\r\nx-a:1')).toEqual({ status: 200, headers: { 'x-a': '1' } });
+  });
+
+  it.each([
+    ['XHTTP/1.1 200 OK', /not an HTTP\/1.x status line: "XHTTP\/1.1 200 OK"/],
+    ['HTTP/1.1 2000 OK', /not an HTTP\/1.x status line/],
+    ['HTTP/2 200', /not an HTTP\/1.x status line/],
+    ['HTTP/1.1 200 OK\r\n folded: x', /malformed response header line: " folded: x"/],
+    ['HTTP/1.1 200 OK\r\nx-a: 1\r\nbad header', /malformed response header line: "bad header"/],
+  ])('rejects %j', (head, message) => {
+    expect(() => parseHead(head)).toThrow(message);
+  });
+
   it('reads the status, lower-cases names and keeps repeated headers', () => {
     expect(
       parseHead(
-        'HTTP/1.1 206 Partial Content\r\nContent-Type: video/webm\r\nSet-Cookie: a\r\nset-cookie: b',
+        'HTTP/1.1 206 Partial Content\r\nContent-Type: video/webm\r\nSet-Cookie: a\r\nset-cookie: b\r\nSET-COOKIE:  c ',
       ),
     ).toEqual({
       status: 206,
-      headers: { 'content-type': 'video/webm', 'set-cookie': ['a', 'b'] },
+      headers: { 'content-type': 'video/webm', 'set-cookie': ['a', 'b', 'c'] },
     });
   });
 
@@ -461,6 +642,16 @@ describe('the response head parser', () => {
     expect(framingOf(head({ 'transfer-encoding': 'gzip' })).kind).toBe('close');
     expect(framingOf(head({ 'content-length': '5, 5' }))).toEqual({ kind: 'length', remaining: 5 });
     expect(framingOf(head({}))).toEqual({ kind: 'close' });
+    expect(framingOf(head({ 'content-length': '9' }, 204))).toEqual({
+      kind: 'length',
+      remaining: 0,
+    });
+    expect(
+      framingOf({ status: 200, headers: { 'transfer-encoding': ['gzip', 'chunked'] } }).kind,
+    ).toBe('chunked');
+    expect(() => framingOf(head({ 'content-length': '5x' }))).toThrow(
+      'invalid Content-Length: "5x"',
+    );
     expect(framingOf(head({ 'content-length': '9' }, 304))).toEqual({
       kind: 'length',
       remaining: 0,

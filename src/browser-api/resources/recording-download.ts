@@ -1,9 +1,10 @@
 /**
- * Streaming recording downloads. A video is never buffered: the response body is piped to a
- * temporary file that is renamed when complete, so a reader never sees half a video under the
- * final name. Signed URLs live ~10 minutes, so an expired one (by its `video_url_expires_at`,
- * or a 403/404/410 from the storage host) is replaced by listing again, once per recording.
- * `transport.stream` sends no Authorization header to a signed URL.
+ * Streaming recording downloads. A video is never buffered: to a dir, `transport.download`
+ * writes the body to a temporary file that is renamed when complete, so a reader never sees
+ * half a video under the final name; to a stream, `transport.stream`'s body is piped. Signed
+ * URLs live ~10 minutes, so an expired one (by its `video_url_expires_at`, or a 403/404/410
+ * from the storage host) is replaced by listing again, once per recording. Neither sends the
+ * Authorization header to a signed URL.
  */
 import type { Writable } from 'node:stream';
 import { type CallOptions, callScope } from '../../http/call-options.js';
