@@ -1,8 +1,7 @@
 /**
  * One P5 download in a fresh process, on the built package (dist/) under plain `node`: what a
- * user's program runs. Under tsx, every side rose ~20 MB more (memory of the loader's, not of
- * the download). Side A: `recordings.download(sessionId, { dir })`. Side B: a raw stream copy,
- * undici `request` of the same signed URL piped to a file. Prints `{ ms, peakMb }`.
+ * user's program runs. Side A: `recordings.download(sessionId, { dir })`. Side B: a raw stream
+ * copy, undici `request` of the same signed URL piped to a file. Prints `{ ms, peakMb }`.
  * Usage: node bench/download-child.mjs '<job as JSON>'
  */
 import { createWriteStream } from 'node:fs';

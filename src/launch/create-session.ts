@@ -44,10 +44,13 @@ export async function createSession(
 ): Promise<CreatedSession> {
   const { scope, what } = options;
   const slots = registryOf(api).slotsOf(accountKeyOf(api));
+  // True after a wait that followed a 429: the launch asks again at once, not from the back of
+  // the queue (a woken launch that queued again left the turn it was given unused).
+  let waited = false;
   for (let attempt = 0; ; attempt++) {
     // Past the limit this client learned, wait for one of its sessions to end before asking.
     const slot = await takeSlot(slots, {
-      queue: options.waitForSlot,
+      queue: options.waitForSlot && !waited,
       fallbackMs: QUEUED_FALLBACK_MS,
       scope,
       what,
@@ -58,11 +61,13 @@ export async function createSession(
     try {
       return { created: await raceAbort(create.call, scope, what), slot };
     } catch (error) {
-      slot.release();
+      // A refused create frees nothing at the service: it wakes no other launch.
+      slot.release({ wake: !isRateLimitError(error) });
       if (scope.signal.aborted) throw handOffAbandonedCreate(create, scope, what, error);
       if (!isLostCreate(error)) create.settle();
       if (isRateLimitError(error) && options.waitForSlot) {
         await waitForSlot(error, attempt, scope, what, slots);
+        waited = true;
         continue;
       }
       if (!isLostCreate(error)) throw error;

@@ -15,7 +15,11 @@ import { sleep } from '../http/node-builtins.js';
 
 /** One taken slot: a create in flight, then the session it made. Release exactly once. */
 export interface Slot {
-  release(): void;
+  /**
+   * The create failed or the session ended. `wake: false` when the service refused the create
+   * (429): the slot was never the service's, so no waiter may take it as freed.
+   */
+  release(options?: { wake?: boolean }): void;
 }
 
 interface Waiter {
@@ -38,11 +42,11 @@ export class AccountSlots {
     this.held++;
     let released = false;
     return {
-      release: () => {
+      release: ({ wake = true } = {}) => {
         if (released) return;
         released = true;
         this.held--;
-        this.waiters.shift()?.grant();
+        if (wake) this.waiters.shift()?.grant();
       },
     };
   }
@@ -61,7 +65,8 @@ export class AccountSlots {
 /**
  * Takes a slot for a create. `queue`: while this client holds the learned limit, wait (in
  * order) for one of its sessions to end, or at most `fallbackMs`, bounded by the launch's
- * scope. Without `queue` (a pre-warm) the slot is taken at once.
+ * scope. Without `queue` (a pre-warm, or a launch whose wait after a 429 just ended: woken, it
+ * holds the turn a session's end gave it) the slot is taken at once.
  */
 export async function takeSlot(
   slots: AccountSlots,

@@ -97,6 +97,32 @@ describe('the local slot queue', () => {
     await Promise.all([dOpened.finish(), eOpened.finish()]);
   });
 
+  it("launches refused together each create once a session of ours ends, not on each other's 429", async () => {
+    // Four at once on a limit of 2 the client does not know yet: two are created, two refused.
+    const opened: OpenedSession[] = [];
+    const launches = Array.from({ length: 4 }, () =>
+      launch().then((o) => {
+        opened.push(o);
+        return o;
+      }),
+    );
+    await until(() => opened.length === 2 && creates() === 4);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A refused launch giving up its slot frees nothing: the other refused one did not ask again.
+    expect(creates()).toBe(4);
+    const [a, b] = opened as [OpenedSession, OpenedSession];
+    // Each end lets exactly one waiting launch create, at once (each woken one asks, rather
+    // than queueing again behind the other).
+    await a.finish();
+    await until(() => opened.length === 3);
+    expect(creates()).toBe(5);
+    await b.finish();
+    await until(() => opened.length === 4);
+    expect(creates()).toBe(6);
+    await Promise.all(launches);
+    await Promise.all(opened.slice(2).map((o) => o.finish()));
+  });
+
   it("is the client's own: another client on the same account knows nothing of it and asks", async () => {
     const mine = service.api();
     const a = await launchOn(mine);
