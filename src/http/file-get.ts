@@ -150,7 +150,7 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
     let paused = false;
     let settled = false;
     let connected = false;
-    let head: Buffer | undefined = Buffer.alloc(0);
+    let head = Buffer.alloc(0);
     let response: Head | undefined;
     let framing: Framing | undefined;
     let contentLength: number | undefined;
@@ -257,7 +257,7 @@ export function getToFile(options: FileGetOptions): Promise<FileGetResult> {
         if (!response) {
           // Heads are copied (they are small); the body never is.
           const end = Math.min(n, i + MAX_HEAD_BYTES);
-          head = Buffer.concat([head as Buffer, buf.subarray(i, end)]);
+          head = Buffer.concat([head, buf.subarray(i, end)]);
           const at = head.indexOf(CRLF2);
           if (at < 0) {
             if (head.length >= MAX_HEAD_BYTES)

@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setDebugSink } from '../../src/http/debug.js';
 import {
   AbortError,
   ApiError,
@@ -24,8 +23,8 @@ import {
   TimeoutError,
 } from '../../src/http/errors.js';
 import { FileGetError, framingOf, getToFile, parseHead } from '../../src/http/file-get.js';
-import { Transport } from '../../src/http/transport.js';
-import { withEnv } from '../helpers/env.js';
+import { type DownloadSpec, Transport } from '../../src/http/transport.js';
+import { debugLines } from '../helpers/debug-lines.js';
 
 const TOKEN = 'download-test-token-31';
 let dir: string;
@@ -59,6 +58,16 @@ function transport(
   });
   transports.push(t);
   return t;
+}
+
+/** Downloads `${origin}/v?s=1` (signed, by its query) into `file(name)`; `extra` spec fields on top. */
+function get(origin: string, name: string, extra: Partial<DownloadSpec> = {}) {
+  return transport(origin).download({
+    url: `${origin}/v?s=1`,
+    what: 'download',
+    path: file(name),
+    ...extra,
+  });
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -160,19 +169,13 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
 
   it('logs the request and response lines without the signed query', async () => {
     const { origin } = await httpServer((_req, res) => res.end('x'));
-    const lines: string[] = [];
-    const previous = setDebugSink((line) => lines.push(line));
-    try {
-      await withEnv({ DEBUG: 'remote-browser:http' }, () =>
-        transport(origin).download({
-          url: `${origin}/rec/v.webm?sig=secret-signature`,
-          what: 'download',
-          path: file('logged'),
-        }),
-      );
-    } finally {
-      setDebugSink(previous);
-    }
+    const lines = await debugLines(() =>
+      transport(origin).download({
+        url: `${origin}/rec/v.webm?sig=secret-signature`,
+        what: 'download',
+        path: file('logged'),
+      }),
+    );
     expect(lines).toEqual([
       'remote-browser:http → GET /rec/v.webm (download)',
       'remote-browser:http ← 200 GET /rec/v.webm (download)',
@@ -195,11 +198,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
         '\r\n',
       ]),
     );
-    const got = await transport(origin).download({
-      url: `${origin}/v?s=1`,
-      what: 'download',
-      path: file('chunked'),
-    });
+    const got = await get(origin, 'chunked');
     expect(got.status).toBe(200);
     expect((await readFile(file('chunked'))).toString()).toBe(`hello world${'z'.repeat(16)}`);
     expect(got.bytes).toBe(27);
@@ -213,11 +212,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
       ]);
       socket.end();
     });
-    const got = await transport(origin).download({
-      url: `${origin}/v?s=1`,
-      what: 'download',
-      path: file('close'),
-    });
+    const got = await get(origin, 'close');
     expect((await readFile(file('close'))).toString()).toBe('first,second');
     expect(got.bytes).toBe(12);
   });
@@ -226,11 +221,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
     const origin = await rawServer((socket) =>
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'),
     );
-    const got = await transport(origin).download({
-      url: `${origin}/v?s=1`,
-      what: 'download',
-      path: file('empty'),
-    });
+    const got = await get(origin, 'empty');
     expect(got.bytes).toBe(0);
     expect((await readFile(file('empty'))).length).toBe(0);
   });
@@ -262,9 +253,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
           `HTTP/1.1 ${status} Moved\r\nLocation: /elsewhere\r\nContent-Length: 5\r\n\r\nmoved`,
         ),
       );
-      const error = await transport(origin)
-        .download({ url: `${origin}/v?s=1`, what: 'download', path: file(`e${status}`) })
-        .catch((e: unknown) => e);
+      const error = await get(origin, `e${status}`).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).status).toBe(status);
       expect((await readdir(dir)).includes(`e${status}`)).toBe(false);
@@ -297,11 +286,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
         '\nabc',
       ]),
     );
-    const got = await transport(origin).download({
-      url: `${origin}/v?s=1`,
-      what: 'download',
-      path: file('split'),
-    });
+    const got = await get(origin, 'split');
     expect([got.bytes, (await readFile(file('split'))).toString()]).toEqual([3, 'abc']);
   });
 
@@ -317,26 +302,19 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
       }
       res.end();
     });
-    const got = await transport(origin).download({
-      url: `${origin}/v?s=1`,
-      what: 'download',
-      path: file('many'),
-    });
+    const got = await get(origin, 'many');
     expect(got.bytes).toBe(body.length);
     expect(sha(await readFile(file('many')))).toBe(sha(body));
   });
 
   it("fails with the file system's error when the file cannot be opened or written", async () => {
     const { origin } = await httpServer((_req, res) => res.end('abc'));
-    const t = transport(origin);
-    const noDir = await t
-      .download({ url: `${origin}/v?s=1`, what: 'download', path: join(dir, 'missing', 'v.webm') })
-      .catch((e: unknown) => e);
+    const noDir = await get(origin, 'unused', { path: join(dir, 'missing', 'v.webm') }).catch(
+      (e: unknown) => e,
+    );
     expect((noDir as NodeJS.ErrnoException).code).toBe('ENOENT');
     // Linux's /dev/full opens, and every write to it fails with ENOSPC.
-    const full = await t
-      .download({ url: `${origin}/v?s=1`, what: 'download', path: '/dev/full' })
-      .catch((e: unknown) => e);
+    const full = await get(origin, 'unused', { path: '/dev/full' }).catch((e: unknown) => e);
     expect((full as NodeJS.ErrnoException).code).toBe('ENOSPC');
   });
 
@@ -387,11 +365,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
     if (!listening) return ctx.skip();
     closers.push(() => new Promise((resolve) => server.close(() => resolve())));
     const origin = `http://[::1]:${(server.address() as AddressInfo).port}`;
-    const got = await transport(origin).download({
-      url: `${origin}/v?s=1`,
-      what: 'download',
-      path: file('v6'),
-    });
+    const got = await get(origin, 'v6');
     expect((await readFile(file('v6'))).toString()).toBe('six');
     expect(got.bytes).toBe(3);
   });
@@ -461,9 +435,7 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
     ],
   ])('fails with a ConnectionError on %s', async (_name, response, message) => {
     const origin = await rawServer((socket) => socket.end(response));
-    const error = await transport(origin)
-      .download({ url: `${origin}/v?s=1`, what: 'download', path: file('broken') })
-      .catch((e: unknown) => e);
+    const error = await get(origin, 'broken').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toMatch(/^download: GET \/v /);
@@ -489,35 +461,23 @@ describe('Transport.download (no dispatcher of the caller: the ring-buffer reade
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\nsome bytes');
     });
     const controller = new AbortController();
-    const aborted = transport(origin)
-      .download({
-        url: `${origin}/v?s=1`,
-        what: 'download',
-        path: file('aborted'),
-        signal: controller.signal,
-        onData: () => controller.abort(),
-      })
-      .catch((e: unknown) => e);
+    const aborted = get(origin, 'aborted', {
+      signal: controller.signal,
+      onData: () => controller.abort(),
+    }).catch((e: unknown) => e);
     expect(await aborted).toBeInstanceOf(AbortError);
-    const timedOut = await transport(origin)
-      .download({ url: `${origin}/v?s=1`, what: 'download', path: file('slow'), timeout: 200 })
-      .catch((e: unknown) => e);
+    const timedOut = await get(origin, 'slow', { timeout: 200 }).catch((e: unknown) => e);
     expect(timedOut).toBeInstanceOf(TimeoutError);
     await expect.poll(() => closed).toBe(2);
   });
 
   it('fails a download whose onData throws, with that error', async () => {
     const { origin } = await httpServer((_req, res) => res.end('abc'));
-    const error = await transport(origin)
-      .download({
-        url: `${origin}/v?s=1`,
-        what: 'download',
-        path: file('throws'),
-        onData: () => {
-          throw new Error('callback broke');
-        },
-      })
-      .catch((e: unknown) => e);
+    const error = await get(origin, 'throws', {
+      onData: () => {
+        throw new Error('callback broke');
+      },
+    }).catch((e: unknown) => e);
     expect((error as Error).message).toBe('callback broke');
   });
 

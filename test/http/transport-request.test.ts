@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { setDebugSink } from '../../src/http/debug.js';
 import {
   AbortError,
   BadRequestError,
@@ -17,7 +16,7 @@ import {
   TimeoutError,
 } from '../../src/http/errors.js';
 import type { RateLimiter } from '../../src/http/rate-limiter.js';
-import { withEnv } from '../helpers/env.js';
+import { debugLines } from '../helpers/debug-lines.js';
 import { drop, type Handler, json } from '../helpers/http-server.js';
 import { useBrowserTransport } from './transport-harness.js';
 import { virtualLimiter } from './virtual-limiter.js';
@@ -32,17 +31,6 @@ function textHandler(status: number, body: string): Handler {
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end(body);
   };
-}
-
-async function debugLines(run: () => Promise<unknown>): Promise<string[]> {
-  const lines: string[] = [];
-  const previous = setDebugSink((line) => lines.push(line));
-  try {
-    await withEnv({ DEBUG: 'remote-browser:http' }, run);
-  } finally {
-    setDebugSink(previous);
-  }
-  return lines;
 }
 
 describe('Transport.request edges', () => {

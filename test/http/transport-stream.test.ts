@@ -8,7 +8,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setDebugSink } from '../../src/http/debug.js';
 import {
   AbortError,
   BadRequestError,
@@ -16,7 +15,7 @@ import {
   InternalServerError,
   NotFoundError,
 } from '../../src/http/errors.js';
-import { withEnv } from '../helpers/env.js';
+import { debugLines } from '../helpers/debug-lines.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { useBrowserTransport } from './transport-harness.js';
@@ -74,16 +73,10 @@ describe('Transport.stream', () => {
 
   it('logs the request and response lines of a stream', async () => {
     service.server.respond(video);
-    const lines: string[] = [];
-    const previous = setDebugSink((line) => lines.push(line));
-    try {
-      await withEnv({ DEBUG: 'remote-browser:http' }, async () => {
-        const out = await browserTransport().stream({ url: '/recordings/r1', what: 'download' });
-        await text(out.body);
-      });
-    } finally {
-      setDebugSink(previous);
-    }
+    const lines = await debugLines(async () => {
+      const out = await browserTransport().stream({ url: '/recordings/r1', what: 'download' });
+      await text(out.body);
+    });
     expect(lines).toEqual([
       'remote-browser:http → GET /api/v2/browser/recordings/r1 (stream)',
       'remote-browser:http ← 200 GET /api/v2/browser/recordings/r1 (stream)',
