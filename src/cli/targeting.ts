@@ -16,9 +16,9 @@ export function withTargeting(command: Command): Command {
   return command
     .option('--country <code>', 'exit country, e.g. us (see `locations countries`)')
     .option('--region <code>', 'exit region (see `locations regions --country us`)')
-    .option('--city <name>', 'exit city (see `locations cities`)')
+    .option('--city <code>', 'exit city code, e.g. los_angeles (see `locations cities`)')
     .option('--zip <code>', 'exit zip code (see `locations zip-codes`)')
-    .option('--isp <name>', 'exit ISP (see `locations isps`)')
+    .option('--isp <code>', 'exit ISP code, e.g. comcast (see `locations isps`)')
     .option('--protocol <protocol>', `proxy protocol: ${PROTOCOLS.join(', ')}`, oneOf(PROTOCOLS))
     .option('--connection-type <type>', `${CONNECTION_TYPES.join(' or ')}`, oneOf(CONNECTION_TYPES))
     .option('--session-type <type>', `${SESSION_TYPES.join(', ')}`, oneOf(SESSION_TYPES))

@@ -9,11 +9,11 @@ export interface RemoteSessionOptions {
   country?: string;
   /** Exit region code (needs `country`). Default: none. */
   region?: string;
-  /** Exit city (needs `country`). Default: none. */
+  /** Exit city code (e.g. `los_angeles`, not its display name; needs `country`). Default: none. */
   city?: string;
   /** Exit zip code. Default: none. */
   zip?: string;
-  /** Exit ISP. Default: none. */
+  /** Exit ISP code (e.g. `comcast`, not its display name; needs `country`). Default: none. */
   isp?: string;
   /** Proxy protocol. Default (service): `http`. */
   protocol?: 'http' | 'socks5';
@@ -68,9 +68,12 @@ export interface ConnectOptions {
   /** A client to use instead of one built from the three options above. */
   api?: BrowserApi;
   /**
-   * Check the targeting with `/configurations/validate` before creating (cached per config for
-   * the life of the `api` client; launches without one share one cache in the process);
-   * `'strict'` also checks country/region/city against the location endpoints. Default: true.
+   * Check the whole targeting (city, zip and isp included) with `/configurations/validate`
+   * before creating, so a launch that passes is one the create accepts (cached per config for
+   * the life of the `api` client; launches without one share one cache in the process).
+   * Locations are codes: a display name (`city: 'Los Angeles'`) is not mapped, it fails here
+   * with the code (`los_angeles`) in the suggestion. `'strict'` also checks every location field
+   * against the location endpoints (a city only with its region). Default: true.
    */
   preflight?: boolean | 'strict';
   /** Leave the session running on close() (for reconnect flows). Default: false. */

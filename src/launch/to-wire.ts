@@ -36,7 +36,7 @@ export function toWireSession(options: RemoteSessionOptions): WireSessionFields 
   return out as WireSessionFields;
 }
 
-/** The part of the wire config that `/configurations/validate` checks. */
+/** The targeting `/configurations/validate` checks: every field of it the create reads. */
 export function toValidateParams(wire: WireSessionFields): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of [
@@ -45,6 +45,9 @@ export function toValidateParams(wire: WireSessionFields): Record<string, string
     'protocol',
     'country',
     'region',
+    'city',
+    'zip',
+    'isp',
     'filter_mode',
   ] as const) {
     const value = (wire as Record<string, unknown>)[key];

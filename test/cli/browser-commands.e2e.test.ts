@@ -189,6 +189,27 @@ describe('targeting', () => {
     expect(profile.code).toBe(1);
     expect(profile.out).toMatch(/no profile named "never-made"/);
   });
+
+  it("validate previews the session's own username: city, zip and isp tokens from the service", async () => {
+    const where = ['--country', 'us', '--region', 'ca'];
+    const ok = await cli([
+      'validate',
+      ...where,
+      '--city',
+      'los_angeles',
+      '--isp',
+      'comcast',
+      '--zip',
+      '90001',
+    ]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(
+      /proxy username: \S*-country-us-region-ca-city-los_angeles-zip-90001-isp-comcast-sid-/,
+    );
+    const named = await cli(['validate', ...where, '--city', 'Los Angeles']);
+    expect(named.code).toBe(1);
+    expect(named.out).toMatch(/city: .*\(suggestion: use the code "los_angeles"/);
+  });
 });
 
 describe('one throwaway session per page action', () => {

@@ -1,11 +1,13 @@
 /**
  * Preflight rule by rule (issue 18's mutation pass): the cache key, the cache (per origin, a
- * failed call not kept), how the service's issues become a PreflightError, and `'strict'`'s
- * location checks, which no e2e test reaches (the emulator's validate rejects first). The
- * client is a recording stand-in: what is under test is what preflight asks and concludes.
+ * failed call not kept), how the service's issues become a PreflightError, the fallback when a
+ * deployment's validate refuses the unlisted fields, the display-name suggestions and
+ * `'strict'`'s location checks. The client is a recording stand-in: what is under test is what
+ * preflight asks and concludes (preflight-and-profiles.e2e.test.ts runs it against the emulator).
  */
 import { describe, expect, it } from 'vitest';
 import type { BrowserApi, ValidationResult } from '../../src/browser-api/index.js';
+import { BadRequestError } from '../../src/http/errors.js';
 import { PreflightError } from '../../src/launch/errors.js';
 import { ownClient } from '../../src/launch/launch-registry.js';
 import {
@@ -14,12 +16,15 @@ import {
   preflight,
   preflightKey,
 } from '../../src/launch/preflight.js';
+import { debugLines } from '../helpers/debug-lines.js';
 
 type Place = { code: string; name: string };
 interface Lists {
   countries?: Place[];
   regions?: Place[];
   cities?: Place[];
+  isps?: Place[];
+  zipCodes?: Place[];
 }
 
 let origins = 0;
@@ -48,6 +53,8 @@ function fakeApi(results: (ValidationResult | Error)[], lists: Lists = {}) {
       countries: page('countries'),
       regions: page('regions'),
       cities: page('cities'),
+      isps: page('isps'),
+      zipCodes: page('zipCodes'),
     },
   } as unknown as BrowserApi;
   const methods = () => calls.map((c) => c.method);
@@ -72,18 +79,23 @@ describe('preflightKey', () => {
     const key = preflightKey({ country: 'us', region: 'ca' }, true);
     expect(key).toMatch(/^[0-9a-f]{16}$/);
     expect(preflightKey({ region: 'ca', country: 'us' }, true)).toBe(key);
-    expect(preflightKey({ country: 'us', region: 'ca', zip: '1', isp: 'x' }, true)).toBe(key);
+    expect(preflightKey({ country: 'us', region: 'ca', ipv4_only: true }, true)).toBe(key);
     expect(preflightKey({ country: 'us', region: 'tx' }, true)).not.toBe(key);
     expect(preflightKey({ country: 'us', region: 'ca' }, 'strict')).not.toBe(key);
   });
 
-  it('counts the city only in strict mode, where the location check reads it', () => {
+  it('counts city, zip and isp in both modes: validate reads them', () => {
     const wire = { country: 'us', region: 'ca' };
-    expect(preflightKey({ ...wire, city: 'la' }, true)).toBe(preflightKey(wire, true));
-    expect(preflightKey({ ...wire, city: 'la' }, 'strict')).not.toBe(preflightKey(wire, 'strict'));
-    expect(preflightKey({ ...wire, city: 'la' }, 'strict')).not.toBe(
-      preflightKey({ ...wire, city: 'sf' }, 'strict'),
-    );
+    for (const mode of [true, 'strict'] as const) {
+      const keys = [
+        wire,
+        { ...wire, city: 'la' },
+        { ...wire, city: 'sf' },
+        { ...wire, zip: '90001' },
+        { ...wire, isp: 'comcast' },
+      ].map((w) => preflightKey(w, mode));
+      expect(new Set(keys).size).toBe(keys.length);
+    }
     // A city that is not a name (wire fields are untyped at runtime) is not part of the key.
     expect(preflightKey({ ...wire, city: 5 as never }, 'strict')).toBe(
       preflightKey(wire, 'strict'),
@@ -92,12 +104,20 @@ describe('preflightKey', () => {
 });
 
 describe('preflight', () => {
-  it('sends the validated fields with the call options, and passes a valid config', async () => {
+  it('sends the whole targeting, city, zip and isp included, with the call options', async () => {
     const { api, calls } = fakeApi([VALID]);
-    await preflight(api, { country: 'us', zip: '1', connection_type: 'mobile' }, true, 'x', call);
-    expect(calls).toEqual([
-      { method: 'validate', params: { country: 'us', connection_type: 'mobile' }, call },
-    ]);
+    const wire = {
+      country: 'us',
+      region: 'ca',
+      city: 'los_angeles',
+      zip: '90001',
+      isp: 'comcast',
+      connection_type: 'mobile' as const,
+      ipv4_only: true,
+    };
+    await preflight(api, wire, true, 'x', call);
+    const { ipv4_only: _, ...targeting } = wire;
+    expect(calls).toEqual([{ method: 'validate', params: targeting, call }]);
   });
 
   it('lists every issue the service reported, its suggestion as text', async () => {
@@ -170,52 +190,191 @@ describe('preflight', () => {
   });
 });
 
-describe("preflight: 'strict'", () => {
-  const lists: Lists = {
-    countries: [
-      { code: 'DE', name: 'Germany' },
-      { code: 'us', name: 'United States' },
-    ],
-    regions: [{ code: 'ca', name: 'California' }],
-    cities: [{ code: 'la', name: 'Los Angeles' }],
-  };
+const LISTS: Lists = {
+  countries: [
+    { code: 'DE', name: 'Germany' },
+    { code: 'us', name: 'United States' },
+  ],
+  regions: [{ code: 'ca', name: 'California' }],
+  cities: [{ code: 'los_angeles', name: 'Los Angeles' }],
+  isps: [{ code: 'comcast', name: 'Comcast Cable' }],
+  zipCodes: [{ code: '90001', name: '90001' }],
+};
 
-  it('checks country, region and city against the location lists, by code or name in any case', async () => {
-    const { api, calls } = fakeApi([VALID], lists);
+/** A validate answer with one issue on `field`, as the service words it. */
+function refused(field: string): ValidationResult {
+  return {
+    valid: false,
+    issues: [
+      {
+        code: `unknown_${field}`,
+        field,
+        message: `${field} is not available`,
+        suggestion: 'see the list',
+      },
+    ],
+  } as unknown as ValidationResult;
+}
+
+describe('a location given by its display name', () => {
+  it.each([
+    ['region', { country: 'us', region: 'California' }, 'ca'],
+    ['city', { country: 'us', region: 'ca', city: 'Los Angeles' }, 'los_angeles'],
+    ['isp', { country: 'us', isp: 'comcast cable' }, 'comcast'],
+    ['country', { country: 'germany' }, 'DE'],
+  ] as const)('fails with the %s code in the suggestion', async (field, wire, code) => {
+    const { api } = fakeApi([refused(field)], LISTS);
+    const error = await failure(preflight(api, wire, true, 'x', call));
+    expect(error.issues).toEqual([
+      {
+        code: `unknown_${field}`,
+        field,
+        message: `${field} is not available`,
+        suggestion: expect.stringContaining(`use the code "${code}"`),
+      },
+    ]);
+  });
+
+  it('maps the parents first: a region name still finds the city by its name', async () => {
+    const { api, calls } = fakeApi(
+      [
+        {
+          ...refused('region'),
+          issues: [...refused('region').issues!, ...refused('city').issues!],
+        },
+      ],
+      LISTS,
+    );
+    const wire = { country: 'us', region: 'California', city: 'Los Angeles' };
+    const error = await failure(preflight(api, wire, true, 'x', call));
+    expect(error.issues.map((i) => i.suggestion)).toEqual([
+      expect.stringContaining('"ca"'),
+      expect.stringContaining('"los_angeles"'),
+    ]);
+    expect(calls.find((c) => c.method === 'cities')?.params).toMatchObject({ region: 'ca' });
+  });
+
+  it("keeps the service's suggestion for a value that is no name, a zip, or another field", async () => {
+    const unknown = fakeApi([refused('city')], LISTS);
+    const error = await failure(
+      preflight(unknown.api, { country: 'us', region: 'ca', city: 'Atlantis' }, true, 'x', call),
+    );
+    expect(error.issues[0]?.suggestion).toBe('see the list');
+    const zip = fakeApi([refused('zip')], LISTS);
+    const zipError = await failure(
+      preflight(zip.api, { country: 'us', zip: '1' }, true, 'x', call),
+    );
+    expect(zipError.issues[0]?.suggestion).toBe('see the list');
+    expect(zip.methods()).toEqual(['validate', 'countries']);
+    const other = fakeApi([refused('filter_mode')], LISTS);
+    await failure(preflight(other.api, { country: 'us' }, true, 'x', call));
+    expect(other.methods()).toEqual(['validate']);
+  });
+
+  it("keeps the service's suggestion when the lookup itself fails", async () => {
+    const { api } = fakeApi([refused('region')], LISTS);
+    api.locations.regions = () => {
+      throw new Error('503');
+    };
+    const error = await failure(
+      preflight(api, { country: 'us', region: 'California' }, true, 'x', call),
+    );
+    expect(error.issues[0]?.suggestion).toBe('see the list');
+  });
+});
+
+describe('a deployment whose validate refuses city, zip or isp', () => {
+  const badRequest = () =>
+    new BadRequestError({
+      status: 400,
+      method: 'POST',
+      path: '/configurations/validate',
+      message: 'unknown field city',
+      body: null,
+    });
+
+  it('is asked again with the listed fields, says so, and the rest is checked in the lists', async () => {
+    const { api, calls } = fakeApi([badRequest(), VALID], LISTS);
+    const wire = { country: 'us', region: 'ca', city: 'los_angeles', isp: 'comcast' };
+    const lines = await debugLines(
+      () => preflight(api, wire, true, 'x', call),
+      'remote-browser:launch',
+    );
+    expect(calls.map((c) => [c.method, c.params])).toEqual([
+      ['validate', wire],
+      ['validate', { country: 'us', region: 'ca' }],
+      ['cities', { country: 'us', region: 'ca', connection_type: undefined }],
+      ['isps', { country: 'us', connection_type: undefined }],
+    ]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /answered 400 to city, isp in \/configurations\/validate; .* location lists/,
+      ),
+    ]);
+  });
+
+  it('refuses by the lists what validate did not see: a display name with its code', async () => {
+    const { api } = fakeApi([badRequest(), VALID], LISTS);
+    const error = await failure(
+      preflight(api, { country: 'us', zip: '99999', isp: 'Comcast Cable' }, true, 'x', call),
+    );
+    expect(error.issues).toEqual([
+      {
+        code: 'unknown_zip',
+        field: 'zip',
+        message: '"99999" is not a zip of us',
+        suggestion: "see `api.locations.zipCodes({ country: 'us' })`",
+      },
+    ]);
+    const isp = fakeApi([badRequest(), VALID], LISTS);
+    const ispError = await failure(
+      preflight(isp.api, { country: 'us', isp: 'Comcast Cable' }, true, 'x', call),
+    );
+    expect(ispError.issues[0]?.suggestion).toMatch(/^use the code "comcast"/);
+  });
+
+  it('a 400 to the listed fields alone, or another error, is the error', async () => {
+    const listed = fakeApi([badRequest(), VALID], LISTS);
+    await expect(preflight(listed.api, { country: 'us' }, true, 'x', call)).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
+    expect(listed.methods()).toEqual(['validate']);
+    const other = fakeApi([new Error('502'), VALID], LISTS);
+    await expect(preflight(other.api, { city: 'x' }, true, 'x', call)).rejects.toThrow('502');
+    expect(other.methods()).toEqual(['validate']);
+  });
+});
+
+describe("preflight: 'strict'", () => {
+  it('checks every location field against its list by code, in any case', async () => {
+    const { api, calls } = fakeApi([VALID], LISTS);
     const wire = {
       country: 'US',
-      region: 'california',
-      city: 'LOS ANGELES',
+      region: 'CA',
+      city: 'los_angeles',
+      zip: '90001',
+      isp: 'Comcast',
       connection_type: 'mobile' as const,
     };
     await preflight(api, wire, 'strict', 'x', call);
-    expect(calls).toEqual([
-      {
-        method: 'validate',
-        params: { country: 'US', region: 'california', connection_type: 'mobile' },
-        call,
-      },
-      {
-        method: 'countries',
-        params: { search: 'US', connection_type: 'mobile' },
-        call: { timeout: 1000 },
-      },
-      {
-        method: 'regions',
-        params: { country: 'US', connection_type: 'mobile' },
-        call: { timeout: 1000 },
-      },
-      {
-        method: 'cities',
-        params: { country: 'US', region: 'california', connection_type: 'mobile' },
-        call: { timeout: 1000 },
-      },
-    ]);
-    await preflight(fakeApi([VALID], lists).api, { country: 'de' }, 'strict', 'x', call);
+    const connection_type = 'mobile';
+    expect(calls.slice(1)).toEqual(
+      [
+        { method: 'countries', params: { search: 'US', connection_type } },
+        { method: 'regions', params: { country: 'US', connection_type } },
+        { method: 'cities', params: { country: 'US', region: 'CA', connection_type } },
+        {
+          method: 'zipCodes',
+          params: { country: 'US', region: 'CA', city: 'los_angeles', connection_type },
+        },
+        { method: 'isps', params: { country: 'US', connection_type } },
+      ].map((c) => ({ ...c, call })),
+    );
+    await preflight(fakeApi([VALID], LISTS).api, { country: 'de' }, 'strict', 'x', call);
   });
 
   it('an unknown country is an issue, and nothing below it is looked up', async () => {
-    const { api, methods } = fakeApi([VALID], lists);
+    const { api, methods } = fakeApi([VALID], LISTS);
     const error = await failure(
       preflight(api, { country: 'fr', region: 'ca', city: 'la' }, 'strict', 'launchRemote', call),
     );
@@ -231,7 +390,7 @@ describe("preflight: 'strict'", () => {
   });
 
   it('an unknown region is an issue naming its country, and the city is not looked up', async () => {
-    const { api, methods } = fakeApi([VALID], lists);
+    const { api, methods } = fakeApi([VALID], LISTS);
     const error = await failure(
       preflight(api, { country: 'us', region: 'tx', city: 'la' }, 'strict', 'x', call),
     );
@@ -247,7 +406,7 @@ describe("preflight: 'strict'", () => {
   });
 
   it('an unknown city is an issue naming its country and region', async () => {
-    const { api } = fakeApi([VALID], lists);
+    const { api } = fakeApi([VALID], LISTS);
     const error = await failure(
       preflight(api, { country: 'us', region: 'ca', city: 'sf' }, 'strict', 'x', call),
     );
@@ -261,12 +420,27 @@ describe("preflight: 'strict'", () => {
     ]);
   });
 
+  it('a display name is refused with its code, even when the lists know the name', async () => {
+    const { api } = fakeApi([VALID], LISTS);
+    const error = await failure(
+      preflight(api, { country: 'us', region: 'ca', city: 'LOS ANGELES' }, 'strict', 'x', call),
+    );
+    expect(error.issues).toEqual([
+      {
+        code: 'unknown_city',
+        field: 'city',
+        message: '"LOS ANGELES" is not a city of us/ca',
+        suggestion: expect.stringMatching(/^use the code "los_angeles": "LOS ANGELES" is the city/),
+      },
+    ]);
+  });
+
   it('looks up only what is set: no country, no lookup; a city without a region, none', async () => {
     const none = fakeApi([VALID], {});
     await preflight(none.api, { region: 'ca', city: 'la' }, 'strict', 'x', call);
     await preflight(none.api, { city: 'la' }, 'strict', 'x', call);
     expect(none.methods()).toEqual(['validate', 'validate']);
-    const noRegion = fakeApi([VALID], lists);
+    const noRegion = fakeApi([VALID], LISTS);
     await preflight(noRegion.api, { country: 'us', city: 'nowhere' }, 'strict', 'x', call);
     expect(noRegion.methods()).toEqual(['validate', 'countries']);
   });
@@ -277,7 +451,7 @@ describe("preflight: 'strict'", () => {
     expect(error.issues.map((i) => i.code)).toEqual(['invalid']);
     expect(failed.methods()).toEqual(['validate']);
     const lenient = fakeApi([VALID], {});
-    await preflight(lenient.api, { country: 'fr' }, true, 'x', call);
+    await preflight(lenient.api, { country: 'fr', city: 'x' }, true, 'x', call);
     expect(lenient.methods()).toEqual(['validate']);
   });
 });

@@ -224,13 +224,16 @@ describe('options to the wire', () => {
     expect(toWireSession({ country: undefined, zip: '1' })).toStrictEqual({ zip: '1' });
   });
 
-  it('validate reads only its six string fields', () => {
+  it('validate reads the whole targeting: its nine string fields, city, zip and isp included', () => {
     expect(toValidateParams(toWireSession(every))).toEqual({
       connection_type: 'mobile',
       session_type: 'rotating',
       protocol: 'socks5',
       country: 'us',
       region: 'ca',
+      city: every.city,
+      zip: every.zip,
+      isp: every.isp,
       filter_mode: 'speed',
     });
     expect(toValidateParams({ country: 1 as never, region: 'ca' })).toEqual({ region: 'ca' });

@@ -45,7 +45,6 @@ describe('preflight', () => {
     const api = await freshApi();
     const call = { timeout: 10_000 };
     const target = { country: 'us', region: 'ca' };
-    // The service's validate accepts both (it does not check cities): only the strict check can tell.
     const bad: any = await preflight(
       api,
       { ...target, city: 'atlantis' },
@@ -72,8 +71,8 @@ describe('preflight', () => {
     expect(preflightKey({ city: 'a', region: 'ca', country: 'us' }, 'strict')).toBe(a);
     expect(preflightKey({ country: 'us', region: 'ca', city: 'b' }, 'strict')).not.toBe(a);
     expect(preflightKey({ country: 'us', region: 'ca', city: 'a' }, true)).not.toBe(a);
-    // Outside strict mode the city is not checked, so it does not split the cache.
-    expect(preflightKey({ country: 'us', city: 'a' }, true)).toBe(
+    // The service's validate reads the city in either mode, so it splits the cache in both.
+    expect(preflightKey({ country: 'us', city: 'a' }, true)).not.toBe(
       preflightKey({ country: 'us', city: 'b' }, true),
     );
     expect(a).toMatch(/^[0-9a-f]{16}$/);
@@ -96,6 +95,39 @@ describe('preflight', () => {
       /filter_mode: .*\(suggestion: .*quality.*\) \[unsupported_filter_mode\]/,
     );
   });
+});
+
+describe('each location field: what the preflight passes, the create accepts', () => {
+  const good = { country: 'us', region: 'ca', city: 'los_angeles', zip: '90001', isp: 'comcast' };
+  it.each([
+    ['region', { region: 'California' }, 'use the code "ca"'],
+    ['city', { city: 'Los Angeles' }, 'use the code "los_angeles"'],
+    ['zip', { zip: '10001' }, 'zip-codes?country=us'],
+    ['isp', { isp: 'Comcast Cable' }, 'use the code "comcast"'],
+  ] as const)(
+    'a wrong %s fails the preflight in both modes before any create; its code creates',
+    async (field, wrong, suggestion) => {
+      const api = await freshApi();
+      const call = { timeout: 10_000 };
+      for (const mode of [true, 'strict'] as const) {
+        const error: any = await preflight(api, { ...good, ...wrong }, mode, 'w', call).catch(
+          (e) => e,
+        );
+        expect(error).toBeInstanceOf(PreflightError);
+        expect(error.issues).toEqual([
+          expect.objectContaining({ field, suggestion: expect.stringContaining(suggestion) }),
+        ]);
+      }
+      expect(await api.sessions.list()).toEqual([]);
+      const targeting = { country: 'us', [field]: good[field] } as typeof good;
+      if (field === 'city' || field === 'zip') targeting.region = 'ca';
+      if (field === 'zip') targeting.city = 'los_angeles';
+      for (const mode of [true, 'strict'] as const)
+        await preflight(api, targeting, mode, 'w', call);
+      const created = await api.sessions.create(targeting);
+      await api.sessions.end(created.id);
+    },
+  );
 });
 
 describe('ensureProfile', () => {

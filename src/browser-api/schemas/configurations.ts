@@ -15,6 +15,9 @@ export const ConfigurationParamsSchema = lazySchema(() =>
     protocol: zod().string().optional(),
     country: zod().string().optional(),
     region: zod().string().optional(),
+    city: zod().string().optional(),
+    zip: zod().string().optional(),
+    isp: zod().string().optional(),
     filter_mode: zod().string().optional(),
   }),
 );
@@ -28,6 +31,10 @@ export interface ConfigurationParams {
   protocol?: Loose<Protocol>;
   country?: string;
   region?: string;
+  /** Codes, like the create's (`los_angeles`); the spec does not list them here but they are sent. */
+  city?: string;
+  zip?: string;
+  isp?: string;
   filter_mode?: Loose<FilterMode>;
   /** Other fields the service accepts are not shown by the spec; they are passed through. */
   [field: string]: unknown;

@@ -1,4 +1,7 @@
-/** `POST /configurations/validate`: the create's own targeting check, reported instead of enforced. */
+/**
+ * `POST /configurations/validate`: the create's own targeting check (`resolveSessionRequest`, city,
+ * zip and isp included), reported instead of enforced, and the username the session would carry.
+ */
 
 import type { RouteRegistrar } from '../router.js';
 import { authenticate } from './auth.js';
@@ -14,6 +17,9 @@ function normalized(config: Record<string, unknown>, issues: Issue[]) {
   return {
     country: pick('country', config.country),
     region: pick('region', config.region),
+    city: pick('city', config.city),
+    zip: pick('zip', config.zip),
+    isp: pick('isp', config.isp),
     protocol: pick('protocol', config.protocol),
     connection_type: pick('connection_type', config.connection_type),
     session_type: pick('session_type', config.session_type),

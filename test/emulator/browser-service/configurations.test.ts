@@ -53,6 +53,9 @@ describe('configuration validation', () => {
       normalized: {
         country: 'us',
         region: 'ca',
+        city: null,
+        zip: null,
+        isp: null,
         protocol: 'http',
         connection_type: 'residential',
         session_type: 'sticky',
@@ -119,5 +122,32 @@ describe('configuration validation', () => {
     });
     expect(created.status).toBe(200);
     await api('DELETE', `/sessions/${created.body.data.id}`);
+  });
+
+  it.each([
+    ['region', { country: 'us', region: 'California' }],
+    ['city', { country: 'us', region: 'ca', city: 'Los Angeles' }],
+    ['zip', { country: 'us', region: 'ca', city: 'los_angeles', zip: '10001' }],
+    ['isp', { country: 'us', isp: 'Comcast Cable' }],
+  ])('refuses a %s the create refuses, with the same message', async (field, body) => {
+    const checked = (await api('POST', '/configurations/validate', { body })).body.data;
+    expect(checked.valid).toBe(false);
+    expect(checked.issues.map((i: any) => i.field)).toEqual([field]);
+    expect(checked.normalized[field]).toBeNull();
+    const created = await api('POST', '/sessions', {
+      body: { ...body, proxy_password: emu.proxyPassword },
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toBe(checked.issues[0].message);
+  });
+
+  it('normalizes city, zip and isp and previews their tokens in the username', async () => {
+    const body = { country: 'us', region: 'ca', city: 'Los_Angeles', zip: '90001', isp: 'comcast' };
+    const data = (await api('POST', '/configurations/validate', { body })).body.data;
+    expect(data.valid).toBe(true);
+    expect(data.normalized).toMatchObject({ city: 'los_angeles', zip: '90001', isp: 'comcast' });
+    expect(data.proxy_username_preview).toMatch(
+      /-country-us-region-ca-city-los_angeles-zip-90001-isp-comcast-sid-[0-9a-f]{8}-/,
+    );
   });
 });
