@@ -27,7 +27,6 @@ const GROUPS = {
     'src/launch/create-session.ts',
   ],
   transport: ['src/http/transport.ts', 'src/http/call-options.ts', 'src/http/error-mapping.ts'],
-  download: ['src/http/file-get.ts'],
   limiter: ['src/http/rate-limiter.ts', 'src/http/rate-limit-wait.ts', 'src/http/polling.ts'],
   ledger: [
     'src/launch/ledger.ts',

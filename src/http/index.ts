@@ -22,11 +22,12 @@ export { parseRetryAfter, parseRetryAfterSeconds } from './retry-after.js';
 export type { RetryOptions } from './retry-policy.js';
 export { DEFAULT_RETRY, RETRYABLE_STATUSES, retryDelay } from './retry-policy.js';
 export type {
+  DownloadResult,
   HttpMethod,
   QueryValue,
   RequestSpec,
-  StreamResponse,
   StreamSpec,
+  StreamToSpec,
   TransportOptions,
 } from './transport.js';
 export { Transport } from './transport.js';

@@ -18,7 +18,7 @@ export const nodeModule = () => process.getBuiltinModule('node:module');
 export const nodeOs = () => process.getBuiltinModule('node:os');
 export const nodeUtil = () => process.getBuiltinModule('node:util');
 export const nodeCrypto = () => process.getBuiltinModule('node:crypto');
-export const nodeStreamPromises = () => process.getBuiltinModule('node:stream/promises');
+export const nodeStream = () => process.getBuiltinModule('node:stream');
 export const nodeChildProcess = () => process.getBuiltinModule('node:child_process');
 
 /** `util.inspect.custom`, a registered symbol: the same value without loading `node:util`. */

@@ -3,7 +3,7 @@
  * service, JSON bodies, `{ data }` unwrapping, `{ signal, timeout }`, keep-alive reuse, the
  * retry policy, rate limiters, error mapping, response validation and redacted debug lines.
  */
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { VERSION } from '../version.js';
@@ -11,9 +11,8 @@ import { type CallOptions, callScope, waitInScope } from './call-options.js';
 import { createDebug } from './debug.js';
 import { errorFromResponse, retryAfterOf, type ServiceName } from './error-mapping.js';
 import { ConnectionError, ResponseValidationError } from './errors.js';
-import { FileGetError, getToFile } from './file-get.js';
 import { connectionHint, notTheApiHint } from './hints.js';
-import { nodeFs, nodeStreamPromises } from './node-builtins.js';
+import { nodeFs, nodeStream } from './node-builtins.js';
 import { RateLimitWait } from './rate-limit-wait.js';
 import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
 import {
@@ -95,6 +94,8 @@ export interface StreamSpec extends CallOptions {
 export interface StreamToSpec extends StreamSpec {
   /** After each piece of the body: bytes so far, and the Content-Length if any. May throw. */
   onData?: ((receivedBytes: number, contentLength: number | undefined) => void) | undefined;
+  /** Ms the body may stay silent before the GET fails (undici's `bodyTimeout`). Default 300000. */
+  idleTimeout?: number | undefined;
 }
 
 export interface DownloadSpec extends StreamToSpec {
@@ -106,12 +107,6 @@ export interface DownloadResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   bytes: number;
-}
-
-export interface StreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Readable;
 }
 
 const USER_AGENT = `remote-browser/${VERSION} node/${process.versions.node}`;
@@ -277,143 +272,87 @@ export class Transport {
   }
 
   /**
-   * Opens a streaming GET (recording downloads). The `Authorization` header is sent only to
-   * this service's own origin, never to a signed URL elsewhere. The body is not buffered.
+   * Downloads a GET's body into `spec.path` (recordings), created only once the response is a
+   * 2xx: see `streamTo`.
    */
-  async stream(spec: StreamSpec): Promise<StreamResponse> {
-    const { absolute, headers, logPath } = this.#streamTarget(spec);
-    const { request } = await loadUndici();
-    const dispatcher = await this.#dispatcher();
-    const scope = callScope(spec, 0);
-    debug(`→ GET ${logPath} (stream)`);
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(absolute, {
-        method: 'GET',
-        headers,
-        signal: scope.signal,
-        dispatcher,
-      });
-    } catch (error) {
-      scope.dispose();
-      if (scope.signal.aborted) throw scope.abortError(spec.what);
-      throw new ConnectionError(
-        `${spec.what}: GET ${logPath} failed without a response: ${(error as Error).message}`,
-        {
-          cause: error,
-          requestSent: !wasNeverSent(error),
-        },
-      );
-    }
-    debug(`← ${response.statusCode} GET ${logPath} (stream)`);
-    // A redirect's body is not the file asked for (redirects are not followed).
-    if (response.statusCode >= 300) {
-      const text = await response.body.text().catch(() => '');
-      scope.dispose();
-      throw errorFromResponse({
-        service: this.service,
-        status: response.statusCode,
-        method: 'GET',
-        path: logPath,
-        body: parseBody(text),
-        headers: response.headers,
-      });
-    }
-    response.body.once('close', () => scope.dispose());
-    return { status: response.statusCode, headers: response.headers, body: response.body };
-  }
-
-  /**
-   * Downloads a GET's body into `spec.path` (recordings), with `stream`'s rules for the
-   * Authorization header and its errors. Without a dispatcher of the caller's, it reads into
-   * a fixed ring of buffers and writes each to the file (see file-get.ts: a 200 MB download
-   * peaks ~9 MB above its start instead of 50–65 MB); through a given dispatcher (a proxy, a
-   * custom CA), it streams through undici.
-   */
-  async download(spec: DownloadSpec): Promise<DownloadResult> {
-    if (this.#givenDispatcher) return this.#downloadThroughDispatcher(spec);
-    const { target, headers, logPath } = this.#streamTarget(spec);
-    const scope = callScope(spec, 0);
-    debug(`→ GET ${logPath} (download)`);
-    try {
-      const got = await getToFile({
-        url: target,
-        headers,
-        path: spec.path,
-        signal: scope.signal,
-        onData: spec.onData,
-      });
-      debug(`← ${got.status} GET ${logPath} (download)`);
-      if (got.errorBody !== undefined) {
-        throw errorFromResponse({
-          service: this.service,
-          status: got.status,
-          method: 'GET',
-          path: logPath,
-          body: parseBody(got.errorBody),
-          headers: got.headers,
-        });
-      }
-      return { status: got.status, headers: got.headers, bytes: got.bytes };
-    } catch (error) {
-      if (scope.signal.aborted) throw scope.abortError(spec.what);
-      if (!(error instanceof FileGetError)) throw error;
-      const how = error.requestSent ? error.message : `failed without a response: ${error.message}`;
-      throw new ConnectionError(`${spec.what}: GET ${logPath} ${how}`, {
-        cause: error,
-        requestSent: error.requestSent,
-      });
-    } finally {
-      scope.dispose();
-    }
-  }
-
-  #downloadThroughDispatcher(spec: DownloadSpec): Promise<DownloadResult> {
+  download(spec: DownloadSpec): Promise<DownloadResult> {
     return this.streamTo(spec, () => nodeFs().createWriteStream(spec.path));
   }
 
   /**
-   * `stream()`'s body piped into the writable `open()` returns (called once the response is a
-   * 2xx, so an error status creates nothing), which the body ends; `spec.onData` sees the count.
+   * A GET's body written into the writable `open()` returns, through undici's `stream()`:
+   * `open` is called once the response is a 2xx, so an error status (a 3xx included: redirects
+   * are not followed) creates nothing and is thrown as its error, with the start of its body.
+   * The body ends the writable; `spec.onData` sees the count. The `Authorization` header goes
+   * only to this service's own origin, never to a signed URL. A failure of the writable (ENOSPC,
+   * say) or of `onData` is that error; one of the connection is a `ConnectionError`.
    */
   async streamTo(
     spec: StreamToSpec,
     open: () => NodeJS.WritableStream | Writable,
   ): Promise<DownloadResult> {
-    const response = await this.stream(spec);
-    const length = Number([response.headers['content-length']].flat()[0]);
-    const contentLength = Number.isFinite(length) && length >= 0 ? length : undefined;
-    let bytes = 0;
-    // Counted by a listener beside the pipe, not a stage inside it: an async-generator stage
-    // costs a promise per chunk and a second buffer (0.76× a raw copy's throughput, +8 MB RSS on
-    // 200 MB); a 'data' listener only watches the chunks the pipe moves. It must be attached in
-    // the same tick as the pipe (a listener alone starts the flow): call it inside `pipeline(...)`.
-    const counted = () =>
-      response.body.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        try {
-          spec.onData?.(bytes, contentLength);
-        } catch (error) {
-          // As when the count was a pipeline stage: a throwing callback fails the download.
-          response.body.destroy(error as Error);
-        }
-      });
-    try {
-      const sink = open();
-      const { pipeline } = nodeStreamPromises();
-      await (spec.signal
-        ? pipeline(counted(), sink, { signal: spec.signal })
-        : pipeline(counted(), sink));
-    } finally {
-      response.body.destroy();
+    const { absolute, headers, logPath } = this.#streamTarget(spec);
+    const { stream } = await loadUndici();
+    const dispatcher = await this.#dispatcher();
+    const scope = callScope(spec, 0);
+    if (scope.signal.aborted) {
+      scope.dispose();
+      throw scope.abortError(spec.what);
     }
-    return { status: response.status, headers: response.headers, bytes };
+    debug(`→ GET ${logPath} (download)`);
+    let head: { status: number; headers: DownloadResult['headers'] } | undefined;
+    let errorBody: Buffer[] = [];
+    let sink: CountedSink | undefined;
+    try {
+      await stream(
+        absolute,
+        {
+          method: 'GET',
+          headers,
+          signal: scope.signal,
+          dispatcher,
+          ...(spec.idleTimeout !== undefined && { bodyTimeout: spec.idleTimeout }),
+        },
+        ({ statusCode, headers: got }) => {
+          head = { status: statusCode, headers: got };
+          debug(`← ${statusCode} GET ${logPath} (download)`);
+          if (statusCode >= 300) return errorBodyCollector((chunks) => (errorBody = chunks));
+          const length = Number([got['content-length']].flat()[0]);
+          const contentLength = Number.isFinite(length) && length >= 0 ? length : undefined;
+          sink = countedSink(open(), (bytes) => spec.onData?.(bytes, contentLength));
+          return sink.writable;
+        },
+      );
+    } catch (error) {
+      if (scope.signal.aborted) throw scope.abortError(spec.what);
+      if (sink?.failure !== undefined) throw sink.failure;
+      if (head === undefined || head.status < 300) {
+        const how = head ? 'failed mid-body' : 'failed without a response';
+        throw new ConnectionError(`${spec.what}: GET ${logPath} ${how}: ${socketReason(error)}`, {
+          cause: error,
+          requestSent: head !== undefined || !wasNeverSent(error),
+        });
+      }
+    } finally {
+      scope.dispose();
+    }
+    if (head === undefined) throw new Error('unreachable: undici resolved without a response');
+    if (head.status >= 300) {
+      throw errorFromResponse({
+        service: this.service,
+        status: head.status,
+        method: 'GET',
+        path: logPath,
+        body: parseBody(Buffer.concat(errorBody).toString('utf8')),
+        headers: head.headers,
+      });
+    }
+    return { status: head.status, headers: head.headers, bytes: sink?.bytes ?? 0 };
   }
 
   /** The URL of a stream or download, its headers, and the path its debug lines name. */
   #streamTarget(spec: StreamSpec): {
     absolute: string;
-    target: URL;
     headers: Record<string, string>;
     logPath: string;
   } {
@@ -423,7 +362,7 @@ export class Transport {
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...spec.headers };
     // Never to a signed URL (one with a query), which carries its own authorization.
     if (sameOrigin && !target.searchParams.size) headers.authorization = this.#authorization;
-    return { absolute, target, headers, logPath: target.pathname };
+    return { absolute, headers, logPath: target.pathname };
   }
 
   #isStaticRoute(path: string): boolean {
@@ -492,4 +431,81 @@ function socketReason(error: unknown): string {
   const ssl = /SSL routines:[^:]*:([^:]+):/.exec(message);
   if (ssl) return `TLS handshake failed: ${ssl[1]}`;
   return (message.split('\n')[0] ?? message).trim();
+}
+
+/** Of an error response's body, the start the error message needs. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * The writable an error status's body goes to: keeps its first 64 KB, then stops the response
+ * (its error is thrown from the head and this start; no need to wait for the rest).
+ */
+function errorBodyCollector(done: (chunks: Buffer[]) => void): Writable {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  return new (nodeStream().Writable)({
+    write(chunk: Buffer, _encoding, next) {
+      const room = MAX_ERROR_BODY - kept;
+      chunks.push(chunk.subarray(0, room));
+      kept += Math.min(room, chunk.length);
+      done(chunks);
+      next(kept >= MAX_ERROR_BODY ? new Error('error body kept') : null);
+    },
+    final(next) {
+      done(chunks);
+      next();
+    },
+  });
+}
+
+/** A download's sink as `countedSink` builds it: the bytes it took, and what failed in it. */
+interface CountedSink {
+  writable: Writable;
+  bytes: number;
+  /** The sink's own error (ENOSPC, say) or the report's: the download throws it as it is. */
+  failure: unknown;
+}
+
+/**
+ * The one write path of a download: each chunk of the body is counted, reported, and written to
+ * the sink with its backpressure; the end of the body ends the sink, and the download resolves
+ * once the sink is finished (a file closed). A failed download destroys the sink.
+ */
+function countedSink(
+  sink: NodeJS.WritableStream | Writable,
+  report: (bytes: number) => void,
+): CountedSink {
+  const { Writable, finished } = nodeStream();
+  const out: CountedSink = {
+    bytes: 0,
+    failure: undefined,
+    writable: new Writable({
+      write(chunk: Buffer, _encoding, next) {
+        out.bytes += chunk.length;
+        try {
+          report(out.bytes);
+        } catch (error) {
+          out.failure ??= error;
+          next(error as Error);
+          return;
+        }
+        if (sink.write(chunk)) next();
+        else sink.once('drain', () => next());
+      },
+      final(next) {
+        // Its writable side only: a duplex given as the sink (a PassThrough) is read elsewhere.
+        finished(sink as Writable, { readable: false }, (error) => next(error));
+        sink.end();
+      },
+      destroy(error, next) {
+        if (error) (sink as Writable).destroy?.();
+        next(error);
+      },
+    }),
+  };
+  sink.on('error', (error: Error) => {
+    out.failure ??= error;
+    out.writable.destroy(error);
+  });
+  return out;
 }

@@ -151,7 +151,7 @@ describe('undici and node helpers', () => {
       [builtins.nodeOs, 'node:os'],
       [builtins.nodeUtil, 'node:util'],
       [builtins.nodeCrypto, 'node:crypto'],
-      [builtins.nodeStreamPromises, 'node:stream/promises'],
+      [builtins.nodeStream, 'node:stream'],
       [builtins.nodeChildProcess, 'node:child_process'],
     ];
     for (const [load, name] of pairs) expect(load()).toBe(require(name));

@@ -1,11 +1,11 @@
 /**
- * Transport.stream (recording downloads) and the transport's connection pool, each pinned by
- * the mutation pass (issue 18): where the Authorization header goes, how a failed or refused
- * download reads, and which dispatcher carries the calls and is closed by close().
+ * Transport.streamTo (recording downloads to a stream) and the transport's connection pool, each
+ * pinned by the mutation pass (issue 18): where the Authorization header goes, how a failed or
+ * refused download reads, and which dispatcher carries the calls and is closed by close().
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { text } from 'node:stream/consumers';
+import { Writable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
   InternalServerError,
   NotFoundError,
 } from '../../src/http/errors.js';
+import type { StreamToSpec, Transport } from '../../src/http/transport.js';
 import { debugLines } from '../helpers/debug-lines.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
@@ -35,20 +36,27 @@ afterEach(() => {
 
 const video = json(200, 'webm-bytes');
 
-describe('Transport.stream', () => {
+/** `t.streamTo(spec)` into memory: the body as text. */
+async function text(t: Transport, spec: StreamToSpec): Promise<string> {
+  const chunks: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, next) {
+      chunks.push(chunk);
+      next();
+    },
+  });
+  await t.streamTo(spec, () => sink);
+  return Buffer.concat(chunks).toString();
+}
+
+describe('Transport.streamTo', () => {
   it('sends the Authorization header to an API path of its own origin only', async () => {
     service.server.respond(video);
     other.respond(video);
     const t = browserTransport();
-    const own = await t.stream({ url: '/recordings/r1', what: 'download' });
-    expect(await text(own.body)).toBe('"webm-bytes"');
-    const foreign = await t.stream({ url: `${other.origin}/r1.webm`, what: 'download' });
-    await text(foreign.body);
-    const signed = await t.stream({
-      url: `${service.server.origin}/rec/1.webm?sig=abc`,
-      what: 'download',
-    });
-    await text(signed.body);
+    expect(await text(t, { url: '/recordings/r1', what: 'download' })).toBe('"webm-bytes"');
+    await text(t, { url: `${other.origin}/r1.webm`, what: 'download' });
+    await text(t, { url: `${service.server.origin}/rec/1.webm?sig=abc`, what: 'download' });
     const [first, third] = service.server.requests;
     expect([first?.method, first?.url, first?.headers.authorization]).toEqual([
       'GET',
@@ -61,39 +69,35 @@ describe('Transport.stream', () => {
 
   it('keeps a path whose query names another URL under the API path', async () => {
     service.server.respond(video);
-    const out = await browserTransport().stream({
+    await text(browserTransport(), {
       url: '/recordings/r1?next=http://elsewhere.example/x',
       what: 'download',
     });
-    await text(out.body);
     expect(service.server.requests[0]?.url).toBe(
       '/api/v2/browser/recordings/r1?next=http://elsewhere.example/x',
     );
   });
 
-  it('logs the request and response lines of a stream', async () => {
+  it('logs the request and response lines of a download', async () => {
     service.server.respond(video);
-    const lines = await debugLines(async () => {
-      const out = await browserTransport().stream({ url: '/recordings/r1', what: 'download' });
-      await text(out.body);
-    });
+    const lines = await debugLines(() =>
+      text(browserTransport(), { url: '/recordings/r1', what: 'download' }),
+    );
     expect(lines).toEqual([
-      'remote-browser:http → GET /api/v2/browser/recordings/r1 (stream)',
-      'remote-browser:http ← 200 GET /api/v2/browser/recordings/r1 (stream)',
+      'remote-browser:http → GET /api/v2/browser/recordings/r1 (download)',
+      'remote-browser:http ← 200 GET /api/v2/browser/recordings/r1 (download)',
     ]);
   });
 
   it('maps an error status, 400 included, to its error with the GET and the body message', async () => {
     const t = browserTransport();
     service.server.respond(json(404, { error: 'no such recording' }));
-    const missing: any = await t
-      .stream({ url: '/recordings/r1', what: 'download' })
-      .catch((e) => e);
+    const missing: any = await text(t, { url: '/recordings/r1', what: 'download' }).catch((e) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
     expect([missing.method, missing.path]).toEqual(['GET', '/api/v2/browser/recordings/r1']);
     expect(missing.message).toContain('no such recording');
     service.server.respond(json(400, { error: 'bad range' }));
-    const bad = await t.stream({ url: '/recordings/r1', what: 'download' }).catch((e) => e);
+    const bad = await text(t, { url: '/recordings/r1', what: 'download' }).catch((e) => e);
     expect(bad).toBeInstanceOf(BadRequestError);
   });
 
@@ -103,27 +107,31 @@ describe('Transport.stream', () => {
       res.write('0123456789');
       setImmediate(() => res.socket?.destroy());
     });
-    const err: any = await browserTransport()
-      .stream({ url: '/recordings/r1', what: 'download' })
-      .catch((e) => e);
+    const err: any = await text(browserTransport(), {
+      url: '/recordings/r1',
+      what: 'download',
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(InternalServerError);
-    expect(err.message).toBe('GET /api/v2/browser/recordings/r1 → 500: HTTP 500');
+    expect(err.message).toBe('GET /api/v2/browser/recordings/r1 → 500: 0123456789');
   });
 
   it('names a refused download as never sent, and an aborted one as aborted', async () => {
     const t = browserTransport();
-    const refused: any = await t
-      .stream({ url: 'http://127.0.0.1:1/rec/1.webm', what: 'download' })
-      .catch((e) => e);
+    const refused: any = await text(t, {
+      url: 'http://127.0.0.1:1/rec/1.webm',
+      what: 'download',
+    }).catch((e) => e);
     expect(refused).toBeInstanceOf(ConnectionError);
     expect(refused.message).toBe(
       'download: GET /rec/1.webm failed without a response: connect ECONNREFUSED 127.0.0.1:1',
     );
     expect(refused.requestSent).toBe(false);
     expect(refused.cause).toBeInstanceOf(Error);
-    const aborted = await t
-      .stream({ url: '/recordings/r1', signal: AbortSignal.abort(), what: 'download' })
-      .catch((e) => e);
+    const aborted = await text(t, {
+      url: '/recordings/r1',
+      signal: AbortSignal.abort(),
+      what: 'download',
+    }).catch((e) => e);
     expect(aborted).toBeInstanceOf(AbortError);
     expect(service.server.requests).toHaveLength(0);
   });

@@ -1,7 +1,8 @@
 /**
- * Streaming recording downloads. A video is never buffered: to a dir, `transport.download`
- * writes the body to a temporary file that is renamed when complete, so a reader never sees
- * half a video under the final name; to a stream, `transport.streamTo` pipes the body. Signed
+ * Streaming recording downloads through undici's `stream()`. A video is never buffered: to a
+ * dir, `transport.download` writes the body to a temporary file (opened only for a 2xx) that is
+ * renamed when complete, so a reader never sees half a video under the final name; to a
+ * stream, `transport.streamTo` writes the body into it. Signed
  * URLs live ~10 minutes, so an expired one (by its `video_url_expires_at`, or a 403/404/410
  * from the storage host) is replaced by listing again, once per recording. Neither sends the
  * Authorization header to a signed URL.
@@ -10,7 +11,7 @@ import type { Writable } from 'node:stream';
 import { type CallOptions, callScope } from '../../http/call-options.js';
 import { isApiError, RemoteBrowserError } from '../../http/errors.js';
 import { nodeCrypto, nodeFsPromises, nodePath } from '../../http/node-builtins.js';
-import type { StreamResponse, Transport } from '../../http/transport.js';
+import type { DownloadResult, Transport } from '../../http/transport.js';
 import type { Recording } from '../schemas/recordings.js';
 
 export interface DownloadProgress {
@@ -77,7 +78,7 @@ function fileSafe(id: string): string {
 }
 
 function header(
-  response: { headers: StreamResponse['headers'] },
+  response: { headers: DownloadResult['headers'] },
   name: string,
 ): string | undefined {
   const value = response.headers[name];
