@@ -2,9 +2,13 @@
 // What publint and attw do not check about the packed package, run by `npm run pkg:check` after
 // `npm run build`: only what a user needs is shipped, the licence is in it, source maps carry no
 // embedded sources, each module is bundled once per format (the CLI shares the library's chunks
-// instead of holding a second copy of the emulator), and every bin starts with a hashbang.
+// instead of holding a second copy of the emulator), every bin starts with a hashbang, and each
+// entry's public surface in both formats (the root has the library-agnostic launch functions,
+// `/account` a guard for each of its error classes, `/emulator` no CLI internals).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const [pack] = JSON.parse(
@@ -49,6 +53,36 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 for (const [name, file] of Object.entries(pkg.bin ?? {})) {
   if (!readFileSync(file, 'utf8').startsWith('#!/usr/bin/env node\n')) {
     problems.push(`bin ${name} (${file}) does not start with a node hashbang`);
+  }
+}
+
+const require = createRequire(import.meta.url);
+const AGNOSTIC = [
+  'reapSessions',
+  'installExitHooks',
+  'startWatchdog',
+  'ensureProfile',
+  'sessionOf',
+];
+for (const [format, load] of [
+  ['esm', (entry) => import(resolve('dist', `${entry}.js`))],
+  ['cjs', async (entry) => require(resolve('dist', `${entry}.cjs`))],
+]) {
+  const root = await load('index');
+  for (const name of AGNOSTIC.filter((n) => typeof root[n] !== 'function')) {
+    problems.push(`remote-browser (${format}) does not export ${name}`);
+  }
+  const account = await load('account');
+  const classes = Object.keys(account).filter((n) => /^[A-Z]\w*Error$/.test(n));
+  const guards = Object.keys(account).filter((n) => /^is[A-Z]\w*Error$/.test(n));
+  for (const name of classes.filter((n) => !guards.includes(`is${n}`))) {
+    problems.push(`remote-browser/account (${format}) exports ${name} without is${name}`);
+  }
+  for (const guard of guards.filter((g) => !classes.includes(g.slice(2)))) {
+    problems.push(`remote-browser/account (${format}) exports ${guard} without its class`);
+  }
+  if ('runEmulatorForeground' in (await load('emulator'))) {
+    problems.push(`remote-browser/emulator (${format}) exports the CLI's runEmulatorForeground`);
   }
 }
 

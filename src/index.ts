@@ -1,5 +1,6 @@
-// The root entry `remote-browser`: the BrowserApi client, its types and schemas, and the
-// public part of the HTTP layer. It must not load playwright-core or puppeteer-core.
+// The root entry `remote-browser`: the BrowserApi client, its types and schemas, the public part
+// of the HTTP layer, and the launch layer's library-agnostic functions (a Selenium or CDP user
+// needs no browser library's entry for them). It must not load playwright-core or puppeteer-core.
 export * from './browser-api/index.js';
 export type { CallOptions } from './http/call-options.js';
 export * from './http/errors.js';
@@ -7,3 +8,28 @@ export type { RateLimiterOptions } from './http/rate-limiter.js';
 export { RateLimiter } from './http/rate-limiter.js';
 export { REDACTED, redact, registerSecret } from './http/redact.js';
 export type { RetryOptions } from './http/retry-policy.js';
+export type {
+  ConnectOptions,
+  EnsureProfileOptions,
+  ExitHookOptions,
+  PreflightIssue,
+  ProfileSpec,
+  ReapOptions,
+  ReapResult,
+  RecordingDownload,
+  RemoteSessionInfo,
+  RemoteSessionOptions,
+  Watchdog,
+  WatchdogOptions,
+} from './launch/index.js';
+export {
+  ensureProfile,
+  installExitHooks,
+  LaunchError,
+  PreflightError,
+  ProfileLimitError,
+  reapSessions,
+  recordingOf,
+  sessionOf,
+  startWatchdog,
+} from './launch/index.js';

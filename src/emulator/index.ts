@@ -5,8 +5,6 @@ export type {
   EmulatorState,
   NewAccountInput,
 } from './admin-client.js';
-export type { ForegroundIo } from './cli-entry.js';
-export { runEmulatorForeground } from './cli-entry.js';
 export type { FaultSpec } from './faults.js';
 export type {
   AccountLimits,

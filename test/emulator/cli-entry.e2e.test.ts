@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runEmulatorForeground } from '../../src/emulator/index.js';
+import { runEmulatorForeground } from '../../src/emulator/cli-entry.js';
 
 describe('runEmulatorForeground', () => {
   it('prints the env lines to export and stops on a signal', async () => {

@@ -58,7 +58,10 @@ export function register(program: Command, rt: Runtime): void {
       act(rt, async (out, [command], opts) => {
         const options = optionsOf(opts);
         const argv = command as string[];
-        const { runEmulatorForeground, startEmulator } = await import('../../emulator/index.js');
+        const [{ startEmulator }, { runEmulatorForeground }] = await Promise.all([
+          import('../../emulator/index.js'),
+          import('../../emulator/cli-entry.js'),
+        ]);
         if (argv.length > 0) {
           const handle = await startEmulator(options);
           try {
