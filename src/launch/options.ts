@@ -83,7 +83,9 @@ export interface ConnectOptions {
    * with `recordingOf(browser)`). Default: no download.
    */
   recording?: {
-    dir: string /** Max ms to wait for publication + download. Default: 120000. */;
+    /** The directory the recordings are saved into (created if missing). */
+    dir: string;
+    /** Max ms to wait for publication + download. Default: 120000. */
     timeout?: number;
   };
   /** When the account's session limit is hit (429), wait for a free slot instead of failing. Default: true. */

@@ -8,6 +8,8 @@ import type { BrowserApi, SessionConnection } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 
 const debug = createDebug('launch');
+/** One `GET /sessions/{id}/connection` (live view URL, debugger address), in ms. */
+const CONNECTION_LOOKUP_TIMEOUT_MS = 15_000;
 
 /** What `sessionOf(browser)` returns. Holds no secret: the cdp_url stays inside. */
 export interface RemoteSessionInfo {
@@ -45,7 +47,7 @@ export function sessionInfo(
   const lookAgain = (): Promise<void> => {
     if (connection) return Promise.resolve();
     pending ??= api.sessions
-      .connection(id, { timeout: 15_000 })
+      .connection(id, { timeout: CONNECTION_LOOKUP_TIMEOUT_MS })
       .then(
         (found) => {
           connection = found;
@@ -88,10 +90,12 @@ export function lookUpConnection(
   api: BrowserApi,
   id: string,
 ): Promise<SessionConnection | undefined> {
-  return api.sessions.connection(id, { timeout: 15_000 }).catch((error: unknown) => {
-    debug(
-      `session ${id}: GET /sessions/${id}/connection failed (${(error as Error).message}); liveViewUrl and debuggerAddress are looked up again when asked for`,
-    );
-    return undefined;
-  });
+  return api.sessions
+    .connection(id, { timeout: CONNECTION_LOOKUP_TIMEOUT_MS })
+    .catch((error: unknown) => {
+      debug(
+        `session ${id}: GET /sessions/${id}/connection failed (${(error as Error).message}); liveViewUrl and debuggerAddress are looked up again when asked for`,
+      );
+      return undefined;
+    });
 }

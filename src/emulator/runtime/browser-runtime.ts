@@ -9,6 +9,8 @@ import type { BrowserRuntime, RunningBrowser, RuntimeOptions } from './types.js'
 
 // Ten sessions launching at once on two cores take several seconds each; one alone takes <1 s.
 const LAUNCH_TIMEOUT_MS = 30_000;
+/** A page action (navigate, screenshot, ...) of one session, unless the options say otherwise. */
+const ACTION_TIMEOUT_MS = 15_000;
 
 export async function createBrowserRuntime(options: RuntimeOptions = {}): Promise<BrowserRuntime> {
   const chromiumPath = findChromium(options.chromiumPath);
@@ -24,7 +26,7 @@ export async function createBrowserRuntime(options: RuntimeOptions = {}): Promis
     chromiumPath,
     ffmpegPath: ffmpeg.path,
     workDir,
-    actionTimeoutMs: options.actionTimeoutMs ?? 15_000,
+    actionTimeoutMs: options.actionTimeoutMs ?? ACTION_TIMEOUT_MS,
     recordingFps: options.recordingFps ?? 5,
     launchTimeoutMs: options.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
   };
