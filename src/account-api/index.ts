@@ -28,7 +28,7 @@ export type {
   RunManyProgress,
   RunManyResult,
 } from './resources/run-many.js';
-export { RunManyError } from './resources/run-many.js';
+export { isRunManyError, RunManyError } from './resources/run-many.js';
 export type { WaitOptions } from './resources/wait-options.js';
 export { isPending } from './resources/wait-options.js';
 export { Webhooks } from './resources/webhooks.js';
@@ -66,7 +66,7 @@ export type {
 export { webhookIdOf } from './schemas/webhooks.js';
 export { SecretRing } from './secret-ring.js';
 export type { WebhookVerificationReason } from './webhook-errors.js';
-export { WebhookVerificationError } from './webhook-errors.js';
+export { isWebhookVerificationError, WebhookVerificationError } from './webhook-errors.js';
 export { MIN_SECRET_BYTES } from './webhook-secrets.js';
 export type {
   HeaderSource,

@@ -1,4 +1,4 @@
-import { RemoteBrowserError } from '../http/errors.js';
+import { guard, RemoteBrowserError } from '../http/errors.js';
 
 export type WebhookVerificationReason =
   | 'invalid_options'
@@ -30,3 +30,8 @@ export class WebhookVerificationError extends RemoteBrowserError {
       : { reason: this.reason, field: this.field };
   }
 }
+
+export const isWebhookVerificationError = guard<WebhookVerificationError>(
+  WebhookVerificationError,
+  'WebhookVerificationError',
+);

@@ -289,7 +289,7 @@ export class ConfigurationError extends RemoteBrowserError {
 type ErrorClass = abstract new (...args: never[]) => Error;
 
 /** `instanceof`, or the same `name` (an error from another copy of this package). */
-function guard<T extends Error>(cls: ErrorClass, name: string) {
+export function guard<T extends Error>(cls: ErrorClass, name: string) {
   return (error: unknown): error is T => {
     if (error instanceof cls) return true;
     if (!(error instanceof Error)) return false;

@@ -3,6 +3,7 @@ import {
   type AccountApi,
   estimateCost,
   groupByLocation,
+  isRunManyError,
   RunManyError,
 } from '../../src/account-api/index.js';
 import { json, type TestServer } from '../helpers/http-server.js';
@@ -83,6 +84,8 @@ describe('AccountApi queries.runMany', () => {
       )
       .catch((e) => e);
     expect(error).toBeInstanceOf(RunManyError);
+    expect(isRunManyError(error)).toBe(true);
+    expect(isRunManyError(error.cause)).toBe(false);
     expect(error.requestIds).toEqual(['b0']);
     expect(error.cause.name).toBe('PaymentRequiredError');
   });

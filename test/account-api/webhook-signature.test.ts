@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isWebhookVerificationError,
   SecretRing,
   standardWebhooks,
   verifyWebhook,
@@ -51,7 +52,9 @@ describe('verifyWebhook (Standard Webhooks)', () => {
         }
       })();
       expect(error?.reason).toBe('timestamp_out_of_tolerance');
+      expect(isWebhookVerificationError(error)).toBe(true);
     }
+    expect(isWebhookVerificationError(new Error('other'))).toBe(false);
   });
 
   it('reports missing headers', () => {

@@ -6,7 +6,7 @@
  * can still be read with `queries.results`).
  */
 import type { CallOptions } from '../../http/call-options.js';
-import { RemoteBrowserError } from '../../http/errors.js';
+import { guard, RemoteBrowserError } from '../../http/errors.js';
 import { parseRequest } from '../../http/request-validation.js';
 import { chunk } from '../batches.js';
 import { LIMITS } from '../schemas/limits.js';
@@ -63,6 +63,8 @@ export class RunManyError extends RemoteBrowserError {
     return { requestIds: this.requestIds };
   }
 }
+
+export const isRunManyError = guard<RunManyError>(RunManyError, 'RunManyError');
 
 export async function runMany(
   queries: BatchRunner,
