@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // What publint and attw do not check about the packed package, run by `npm run pkg:check` after
-// `npm run build`: only what a user needs is shipped, the licence is in it, source maps carry no
-// embedded sources, each module is bundled once per format (the CLI shares the library's chunks
+// `npm run build`: only what a user needs is shipped (under 400 kB packed), the licence is in it,
+// no source maps, each module is bundled once per format (the CLI shares the library's chunks
 // instead of holding a second copy of the emulator), every bin starts with a hashbang, and each
 // entry's public surface in both formats (the root has the library-agnostic launch functions,
 // `/account` a guard for each of its error classes, `/emulator` no CLI internals).
@@ -20,6 +20,7 @@ const [pack] = JSON.parse(
 const paths = pack.files.map((f) => f.path);
 const problems = [];
 
+// The contributor docs (architecture.md, testing.md) stay in the repository (package.json `files`).
 const allowed = (path) =>
   path.startsWith('dist/') ||
   ['package.json', 'README.md', 'LICENSE'].includes(path) ||
@@ -27,19 +28,24 @@ const allowed = (path) =>
 for (const path of paths.filter((p) => !allowed(p))) problems.push(`ships ${path}`);
 if (!paths.includes('LICENSE')) problems.push('LICENSE is not in the package');
 
-for (const path of paths.filter((p) => p.endsWith('.map'))) {
-  const map = JSON.parse(readFileSync(path, 'utf8'));
-  if (map.sourcesContent?.some((s) => s != null)) problems.push(`${path} embeds its sources`);
+// No source maps (tsup.config.ts says why), and no CJS twin of the CLI or the watchdog: both
+// run as dist/*.js only.
+for (const path of paths.filter((p) => p.endsWith('.map'))) problems.push(`ships ${path}`);
+for (const path of ['dist/cli.cjs', 'dist/watchdog.cjs'].filter((p) => paths.includes(p))) {
+  problems.push(`ships ${path}, which nothing runs`);
 }
+const MAX_PACKED = 400_000;
+if (pack.size >= MAX_PACKED) problems.push(`packs to ${pack.size} bytes, over ${MAX_PACKED}`);
 
 // One definition per output format: a second one means a second bundle of the same module.
+// The CLI's own code (runEmulatorForeground) ships in ESM only, as the CLI does.
 const definitions = [
-  'async function startEmulator(',
-  'async function runEmulatorForeground(',
-  'function redact(',
+  ['async function startEmulator(', ['.js', '.cjs']],
+  ['async function runEmulatorForeground(', ['.js']],
+  ['function redact(', ['.js', '.cjs']],
 ];
-for (const definition of definitions) {
-  for (const ext of ['.js', '.cjs']) {
+for (const [definition, formats] of definitions) {
+  for (const ext of formats) {
     const holders = paths.filter(
       (p) => p.endsWith(ext) && readFileSync(p, 'utf8').includes(definition),
     );
