@@ -2,10 +2,11 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import E2eInterleavingSequencer from './test/global/e2e-sequencer.js';
 
-// Two projects: `unit` needs nothing but Node (it also runs on Node 24 in CI);
+// Three projects: `unit` needs nothing but Node and src/ (it also runs on Node 24 in CI);
+// `package` checks the built package in dist/, after `npm run build` (`npm run test:package`);
 // `e2e` drives real Chromium through the emulator (files named *.e2e.test.ts and the contract suite).
 // e2e files run two at a time, the few that must run alone by themselves with unit files beside
-// them (test/global/e2e-two-at-a-time.ts, e2e-sequencer.ts). Both projects need the same worker
+// them (test/global/e2e-two-at-a-time.ts, e2e-sequencer.ts). All projects need the same worker
 // count (vitest runs projects with different counts one after the other).
 const workers = Math.max(2, availableParallelism() - 1);
 
@@ -21,8 +22,21 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.e2e.test.ts', 'test/contract/**', 'node_modules/**'],
+          exclude: [
+            'test/**/*.e2e.test.ts',
+            'test/contract/**',
+            'test/package/**',
+            'node_modules/**',
+          ],
           testTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          testTimeout: 60_000,
         },
       },
       {
