@@ -276,7 +276,9 @@ export class Transport {
    * 2xx: see `streamTo`.
    */
   download(spec: DownloadSpec): Promise<DownloadResult> {
-    return this.streamTo(spec, () => nodeFs().createWriteStream(spec.path));
+    const file = () =>
+      nodeFs().createWriteStream(spec.path, { highWaterMark: FILE_WRITE_BUFFER_BYTES });
+    return this.streamTo(spec, file);
   }
 
   /**
@@ -432,6 +434,14 @@ function socketReason(error: unknown): string {
   if (ssl) return `TLS handshake failed: ${ssl[1]}`;
   return (message.split('\n')[0] ?? message).trim();
 }
+
+/**
+ * What a download's file stream takes before it says "wait": with the default 16 KB every 64 KB
+ * chunk of the body paused the socket until its write returned (a 1 GB download ran at 0.6× a
+ * raw stream copy, bench P5); 1 MB lets the stream batch chunks into one writev while the body
+ * keeps coming.
+ */
+const FILE_WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /** Of an error response's body, the start the error message needs. */
 const MAX_ERROR_BODY = 64 * 1024;
