@@ -87,6 +87,7 @@ export async function startWithParts(
       faults: state.faults,
       log,
       origin: () => origin,
+      boundHost: options.host,
       handleHttp: services.browser.handleHttp,
       handleUpgrade: services.browser.handleUpgrade,
     },

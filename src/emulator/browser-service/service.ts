@@ -68,8 +68,12 @@ export interface BrowserService {
   clearFiles(): Promise<void>;
 }
 
-const sameSecret = (a: string, b: string) =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+/** Compared as bytes after a length check: a non-ASCII guess of the same length is just wrong. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   const { store } = deps;

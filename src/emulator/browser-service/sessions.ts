@@ -126,6 +126,7 @@ async function debuggerEndpoint(ctx: BrowserServiceContext, sessionId: string) {
       host: '127.0.0.1',
       port: 0,
     });
+    endpoint.acceptPort?.(front.port);
     return {
       address: front.address,
       close: async () => {
