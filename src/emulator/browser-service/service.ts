@@ -39,7 +39,9 @@ export interface BrowserServiceDeps {
     resolve: CdpTargetResolver;
     sessions: SessionDirectory;
   }): CdpProxy;
-  createLiveView(options: { resolve: (sessionId: string) => RunningBrowser | undefined }): LiveView;
+  createLiveView(options: {
+    resolve: (sessionId: string, token: string | undefined) => RunningBrowser | undefined;
+  }): LiveView;
   /** Folder for persistent profile dirs and synthetic recordings. */
   dataDir: string;
   /** `http://host:port` once listening. */
@@ -108,8 +110,14 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
     store,
     sessions,
     proxy: deps.createProxy({ publicOrigin: deps.origin, resolve, sessions: directory }),
-    // The live view URL carries no token (an <img> or iframe cannot send one): by id alone.
-    liveView: deps.createLiveView({ resolve: (sessionId) => running(sessionId)?.browser }),
+    // The live view URL is a capability: its own token, in the URL (an <img> sends no header).
+    liveView: deps.createLiveView({
+      resolve: (sessionId, token) => {
+        const session = store.sessions.get(sessionId);
+        if (!session || !token || !sameSecret(token, session.liveViewToken)) return undefined;
+        return running(sessionId)?.browser;
+      },
+    }),
     signer: new UrlSigner(),
     dataDir: deps.dataDir,
   };

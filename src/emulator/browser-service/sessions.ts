@@ -76,7 +76,9 @@ export function sessionRoutes(ctx: BrowserServiceContext) {
             status: session.status,
             cdp_url: cdpUrlOf(ctx, session) ?? null,
             debugger_address: running ? debuggerAddress : null,
-            live_view_url: running ? ctx.liveView.url(origin, session.id) : null,
+            live_view_url: running
+              ? ctx.liveView.url(origin, session.id, session.liveViewToken)
+              : null,
             config: session.config,
           },
         },
