@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveOptions } from '../../src/emulator/options.js';
 import { createCdpProxy, createLiveView } from '../../src/emulator/runtime/index.js';
 import { type EmulatorHandle, startWithParts } from '../../src/emulator/start.js';
@@ -430,5 +430,37 @@ describe('answers only its own origin', () => {
     const names = (await api('GET', '/profiles')).body.data.map((p: any) => p.name);
     expect(names).toEqual(expect.arrayContaining(['via-json']));
     expect(names).not.toContain('via-text-plain');
+  });
+});
+
+describe('exposed beyond loopback', () => {
+  it('binds a non-loopback host only with expose, says loudly what is exposed, and still refuses rebinding names', async () => {
+    const logged: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    let exposed: FakeEmulator | undefined;
+    try {
+      exposed = await startFakeEmulator({
+        host: '0.0.0.0',
+        expose: true,
+        logger: (level, message) => void logged.push(`${level}: ${message}`),
+      });
+      const warning = logged.find((line) => line.startsWith('warn: WARNING'));
+      expect(warning).toMatch(/exposed on 0\.0\.0\.0/);
+      expect(warning).toMatch(/admin API without auth/);
+      expect(stderr.mock.calls.map(([chunk]) => String(chunk)).join('')).toContain(
+        warning!.slice('warn: '.length),
+      );
+      const port = new URL(exposed.url).port;
+      expect((await exposed.admin.state()).accounts).toBe(1);
+      const byIp = await raw(exposed.url, 'GET', '/_emulator/state', { host: `127.0.0.1:${port}` });
+      expect(byIp.status).toBe(200);
+      const rebound = await raw(exposed.url, 'GET', '/_emulator/state', {
+        host: `rebind.attacker.example:${port}`,
+      });
+      expect(rebound.status).toBe(403);
+    } finally {
+      stderr.mockRestore();
+      await exposed?.close();
+    }
   });
 });
