@@ -373,7 +373,9 @@ describe('asynchronous create', () => {
 describe('live_view_url', () => {
   it('is a capability: its token opens it; none, another session\u2019s, or an ended session is 404', async () => {
     const parts = fakeParts();
-    const local = await startWithParts(resolveOptions({}), {
+    const logged: string[] = [];
+    const logger = (_level: string, message: string) => void logged.push(message);
+    const local = await startWithParts(resolveOptions({ logger }), {
       ...parts,
       createProxy: createCdpProxy,
       createLiveView,
@@ -407,6 +409,12 @@ describe('live_view_url', () => {
       await drive('DELETE', `/sessions/${a.id}`);
       expect((await fetch(a.url)).status).toBe(404);
       expect((await fetch(b.url)).status).toBe(200);
+      // Refused and foreign requests are logged too: never with a live view token.
+      await fetch(`${local.url}/live/${b.id}?token=${b.token}`, {
+        headers: { origin: 'https://attacker.example' },
+      });
+      expect(logged.length).toBeGreaterThan(0);
+      expect(logged.filter((line) => line.includes(a.token) || line.includes(b.token))).toEqual([]);
     } finally {
       await local.close();
     }
