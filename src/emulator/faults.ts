@@ -7,8 +7,11 @@ import { z } from 'zod';
 export const faultSpecSchema = z.object({
   /** HTTP method to match; any method when absent. */
   method: z.string().min(1).optional(),
-  /** Exact pathname, or a pattern where `*` matches any run of characters (including `/`). */
-  path: z.string().min(1),
+  /**
+   * Exact pathname, or a pattern where `*` matches any run of characters (including `/`);
+   * at most 2048 characters.
+   */
+  path: z.string().min(1).max(2048),
   /** Answer with this status instead of running the handler (so no side effect happens). */
   status: z.number().int().min(100).max(599).optional(),
   /** JSON body of that answer; default `{ error: 'Injected fault' }`. */
@@ -71,10 +74,33 @@ export function matchesFault(
   pathname: string,
 ): boolean {
   if (fault.method && fault.method.toUpperCase() !== method.toUpperCase()) return false;
-  return pathPattern(fault.path).test(pathname);
+  return globMatch(fault.path, pathname);
 }
 
-function pathPattern(pattern: string): RegExp {
-  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
+/**
+ * `*` matches any run of characters; everything else matches itself. Greedy with one
+ * backtrack point (the last `*`): at most pattern × text steps, never exponential, so a
+ * pattern of many `*` cannot stall the server (a regex `.*.*.*…` could, for seconds).
+ */
+function globMatch(pattern: string, text: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resumeAt = 0;
+  while (t < text.length) {
+    if (p < pattern.length && pattern[p] === '*') {
+      star = p++;
+      resumeAt = t;
+    } else if (p < pattern.length && pattern[p] === text[t]) {
+      p++;
+      t++;
+    } else if (star >= 0) {
+      p = star + 1;
+      t = ++resumeAt;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern[p] === '*') p++;
+  return p === pattern.length;
 }

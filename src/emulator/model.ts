@@ -56,6 +56,8 @@ export interface SessionRecord {
   config: SessionConfig;
   /** Secret inside `cdp_url`; checked by the CDP proxy resolver. */
   accessToken: string;
+  /** Secret inside `live_view_url` (`?token=`); checked by the live view's resolver. */
+  liveViewToken: string;
   browser?: RunningBrowser;
   profileId?: string;
   idleMs: number;

@@ -1,6 +1,7 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
 import { RequestValidationError } from '../http/index.js';
 import type { AccountServiceOptions } from './account-service/options.js';
+import { isLoopbackHost } from './own-origin.js';
 import type { RuntimeOptions } from './runtime/index.js';
 
 export interface AccountLimits {
@@ -27,8 +28,17 @@ export interface NetworkOptions {
 export type EmulatorLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 export interface EmulatorOptions extends RuntimeOptions {
-  /** Interface to bind; default `127.0.0.1`. The admin API has no auth, so keep it on loopback. */
+  /**
+   * Interface to bind; default `127.0.0.1`. Only a loopback address (`127.0.0.1`, `::1`,
+   * `localhost`) unless `expose` is true: the admin API has no auth.
+   */
   host?: string;
+  /**
+   * Allow a `host` that is not loopback (`0.0.0.0`, a LAN address); default false. Anyone who
+   * reaches that address gets the admin API without auth (accounts and their tokens, reset,
+   * faults, clock), so the emulator says so on stderr and to the logger when it starts.
+   */
+  expose?: boolean;
   /** TCP port; default 0 (a free port, read it from the handle's `url`). */
   port?: number;
   /**
@@ -64,6 +74,7 @@ export interface EmulatorOptions extends RuntimeOptions {
 
 export interface ResolvedOptions {
   host: string;
+  expose: boolean;
   port: number;
   recordingPublicationDelayMs: number;
   defaultLimits: AccountLimits;
@@ -90,9 +101,11 @@ export const DEFAULT_LIMITS: AccountLimits = {
 };
 
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  refuseUnknownKeys(options);
   // Everything that is not the control plane's own option belongs to the runtime.
   const {
     host,
+    expose,
     port,
     recordingPublicationDelayMs,
     defaultLimits,
@@ -108,7 +121,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     ...runtime
   } = options;
   return {
-    host: host ?? '127.0.0.1',
+    host: boundHost(host, expose),
+    expose: expose === true,
     port: portNumber(port),
     recordingPublicationDelayMs: recordingPublicationDelayMs ?? 3000,
     defaultLimits: { ...DEFAULT_LIMITS, ...defaultLimits },
@@ -123,6 +137,117 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     sessionStartMs: milliseconds('sessionStartMs', sessionStartMs),
     runtime,
   };
+}
+
+/** Loopback unless `expose: true`: the admin API has no auth. */
+function boundHost(host: unknown, expose: unknown): string {
+  if (expose !== undefined && typeof expose !== 'boolean') {
+    throw new RequestValidationError('startEmulator', [
+      { path: 'expose', message: `must be a boolean (got ${typeof expose})` },
+    ]);
+  }
+  if (host === undefined) return '127.0.0.1';
+  if (typeof host !== 'string' || host === '') {
+    throw new RequestValidationError('startEmulator', [
+      { path: 'host', message: 'must be a non-empty string such as 127.0.0.1' },
+    ]);
+  }
+  if (!isLoopbackHost(host) && expose !== true) {
+    throw new RequestValidationError('startEmulator', [
+      {
+        path: 'host',
+        message: `must be a loopback address (127.0.0.1, ::1, localhost), got ${host}: the admin API has no auth; pass expose: true (--expose) to bind it anyway`,
+      },
+    ]);
+  }
+  return host;
+}
+
+/** The warning an exposed emulator prints when it starts; undefined on loopback. */
+export function exposureWarning(options: ResolvedOptions, origin: string): string | undefined {
+  if (isLoopbackHost(options.host)) return undefined;
+  return (
+    `WARNING: the emulator is exposed on ${options.host} (${origin}): anyone who can reach it ` +
+    'gets its admin API without auth (/_emulator: new accounts with their tokens, reset, ' +
+    'faults, clock) and can run browser sessions on this machine'
+  );
+}
+
+/**
+ * Every option key `startEmulator()` knows, per object: a misspelt key (`tlz`) is refused, not
+ * ignored. `isolation`, `internet` and `tls` belong to the network isolation work.
+ */
+const KNOWN_KEYS: Record<string, readonly string[]> = {
+  '': [
+    'host',
+    'expose',
+    'port',
+    'recordingPublicationDelayMs',
+    'defaultLimits',
+    'locations',
+    'logger',
+    'retentionMs',
+    'tokenValidityMs',
+    'videoUrlLifetimeMs',
+    'defaultBalance',
+    'account',
+    'network',
+    'sessionStartMs',
+    'isolation',
+    'internet',
+    'tls',
+    // RuntimeOptions
+    'chromiumPath',
+    'ffmpegPath',
+    'workDir',
+    'actionTimeoutMs',
+    'recordingFps',
+    'launchTimeoutMs',
+  ],
+  network: ['rttMs'],
+  defaultLimits: ['concurrentSessions', 'profiles', 'maxDurationMinutes', 'idleTimeoutMinutes'],
+  account: [
+    'delay',
+    'failureRate',
+    'seed',
+    'answers',
+    'unavailableCountries',
+    'chargePerLocation',
+    'assistantC',
+    'freeCreditsPerMonth',
+    'rateLimits',
+    'rotationWindowMs',
+    'lowCreditThreshold',
+    'deliveryTimeoutMs',
+  ],
+  'account.delay': ['minMs', 'maxMs'],
+  'account.rateLimits': ['submit', 'read', 'windowMs'],
+};
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(value));
+
+/** Throws a RequestValidationError naming every key no option has (`tlz`, `network.rtt`). */
+function refuseUnknownKeys(options: unknown): void {
+  const issues: { path: string; message: string }[] = [];
+  for (const [where, known] of Object.entries(KNOWN_KEYS)) {
+    let value: unknown = options;
+    for (const key of where === '' ? [] : where.split('.')) {
+      value = isPlainObject(value) ? value[key] : undefined;
+    }
+    if (!isPlainObject(value)) continue;
+    for (const key of Object.keys(value)) {
+      if (known.includes(key)) continue;
+      issues.push({
+        path: where === '' ? key : `${where}.${key}`,
+        message: `is not an option${where === '' ? '' : ` of ${where}`} (known: ${known.join(', ')})`,
+      });
+    }
+  }
+  if (issues.length > 0) throw new RequestValidationError('startEmulator', issues, 'options');
 }
 
 /** A TCP port: absent is 0 (a free one); a bad one is an error naming it, not a late RangeError. */

@@ -18,6 +18,14 @@ import { VERSION } from '../version.js';
 import { ADMIN_PREFIX } from './admin.js';
 import type { Fault, FaultRegistry } from './faults.js';
 import { HttpError } from './http-error.js';
+import {
+  foreignRequest,
+  type Listener,
+  MALFORMED_TARGET,
+  nonJsonBody,
+  parseTarget,
+  type Refusal,
+} from './own-origin.js';
 import type { Reply, Router } from './router.js';
 
 /** What the server needs besides its router: requests outside the routes, faults, logging. */
@@ -27,6 +35,8 @@ export interface ServerDeps {
   log(level: 'info' | 'warn' | 'error', message: string): void;
   /** `http://host:port` once listening. */
   origin(): string;
+  /** The host the server is bound to (`127.0.0.1` by default): a `Host` it also answers to. */
+  boundHost: string;
   /** The CDP proxy's and live view's HTTP requests; false when the path is not theirs. */
   handleHttp(req: IncomingMessage, res: ServerResponse): boolean;
   /** Websocket upgrades (the CDP proxy); false when the path is not theirs. */
@@ -94,13 +104,32 @@ function rawJsonResponse(status: number, body: unknown): string {
   ].join('\r\n');
 }
 
+/** The public origin's port (a latency front's when a network is modelled). */
+function listenerOf(ctx: ServerDeps): Listener {
+  const origin = new URL(ctx.origin());
+  return { boundHost: ctx.boundHost, ports: [Number(origin.port || 80)] };
+}
+
 export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
+  /** A refusal in the error shape of the service the path is under. */
+  const refusalReply = ({ status, message }: Refusal, path: string): Reply => {
+    const worded = router.errorBodyFor(path);
+    return { status, body: worded ? worded(status, message) : { error: message } };
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('x-emulator-version', VERSION);
     const method = req.method ?? 'GET';
-    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+    const url = parseTarget(req.url);
+    if (!url) return send(res, refusalReply(MALFORMED_TARGET, '/'));
     const path = url.pathname;
     const what = `${method} ${path}`;
+    const refused = foreignRequest(req, listenerOf(ctx)) ?? nonJsonBody(req);
+    if (refused) {
+      ctx.log('warn', redact(`${what} refused (${refused.status}): ${refused.message}`));
+      // The body is not read: the connection closes after the answer.
+      return send(res, { ...refusalReply(refused, path), headers: { connection: 'close' } });
+    }
 
     if (ctx.handleHttp(req, res)) return;
 
@@ -150,14 +179,38 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
       send(res, errorReply(error, ctx, `${req.method} ${req.url}`));
     });
   });
-  server.on('upgrade', (req, socket, head) => {
+  server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
+    // A client that resets mid-handshake must not become an uncaught 'error'.
+    socket.on('error', () => {});
+    safely(socket, () => upgrade(req, socket, head));
+  });
+
+  /** No upgrade may take the process down: whatever fails, its socket gets a 400. */
+  const safely = (socket: Duplex, run: () => void) => {
+    try {
+      run();
+    } catch (error) {
+      ctx.log('error', `websocket upgrade failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (socket.writable) socket.end(rawJsonResponse(400, { error: 'Bad request' }));
+      else socket.destroy();
+    }
+  };
+
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = parseTarget(req.url);
+    const refused = url ? foreignRequest(req, listenerOf(ctx)) : MALFORMED_TARGET;
+    if (refused) {
+      ctx.log('warn', redact(`upgrade refused (${refused.status}): ${refused.message}`));
+      socket.end(rawJsonResponse(refused.status, { error: refused.message }));
+      return;
+    }
     const proceed = () => {
       if (ctx.handleUpgrade(req, socket, head)) return;
       socket.end(rawJsonResponse(404, { error: 'Not found' }));
     };
     // Faults apply to websocket upgrades too (e.g. `{ path: '/cdp/*', status: 502 }`), so a
     // client's handling of a refused or dropped CDP connect can be tested.
-    const pathname = new URL(req.url ?? '/', 'http://emulator').pathname;
+    const pathname = (url as URL).pathname;
     const fault = ctx.faults.take('GET', pathname);
     if (!fault) return proceed();
     const apply = () => {
@@ -176,8 +229,9 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
         proceed();
       }
     };
-    if (fault.delayMs && !fault.afterHandling) setTimeout(apply, fault.delayMs);
+    if (fault.delayMs && !fault.afterHandling)
+      setTimeout(() => safely(socket, apply), fault.delayMs);
     else apply();
-  });
+  };
   return server;
 }

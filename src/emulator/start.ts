@@ -17,7 +17,12 @@ import {
 import { EmulatorClock } from './clock.js';
 import { FaultRegistry } from './faults.js';
 import { type LatencyFront, openLatencyFront } from './network-model.js';
-import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import {
+  type EmulatorOptions,
+  exposureWarning,
+  type ResolvedOptions,
+  resolveOptions,
+} from './options.js';
 import { Router } from './router.js';
 import {
   type BrowserRuntime,
@@ -87,6 +92,7 @@ export async function startWithParts(
       faults: state.faults,
       log,
       origin: () => origin,
+      boundHost: options.host,
       handleHttp: services.browser.handleHttp,
       handleUpgrade: services.browser.handleUpgrade,
     },
@@ -94,6 +100,11 @@ export async function startWithParts(
   );
   const listening = await listenOrUndo(server, options, state);
   origin = listening.origin;
+  const exposed = exposureWarning(options, origin);
+  if (exposed) {
+    log('warn', exposed);
+    process.stderr.write(`${exposed}\n`);
+  }
   log(
     'info',
     `emulator listening on ${origin}${options.network.rttMs > 0 ? ` (modelled RTT ${options.network.rttMs} ms)` : ''}`,

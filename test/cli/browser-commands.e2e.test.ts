@@ -57,8 +57,11 @@ describe('sessions', () => {
     expect(hidden.out).toContain(body.id);
     expect(hidden.out).not.toMatch(/wss?:\/\//);
 
-    const live = await cli(['sessions', 'live', body.id]);
+    // The live view URL is a capability: its token is printed only with --show-secrets.
+    const live = await cli(['sessions', 'live', body.id, '--show-secrets']);
     expect(live.out).toBe(JSON.parse(shown.out).live_view_url);
+    const redacted = await cli(['sessions', 'live', body.id]);
+    expect(redacted.out).toBe(live.out.replace(/token=[^&]+/, 'token=[REDACTED]'));
     await cli(['sessions', 'end', body.id]);
   });
 

@@ -69,6 +69,7 @@ describe('wrong invocations exit 2 with one line and a hint, before any network 
     [['sessions', 'end', 'a', '--all'], /not both/],
     [['emulator', '--port', '70000'], /--port must be an integer from 0 to 65535/],
     [['emulator', '--limits', 'sessions=two'], /--limits: "sessions=two"/],
+    [['emulator', '--host', '0.0.0.0'], /--host 0\.0\.0\.0 is not a loopback address.*--expose/],
     [['webhooks', 'rotate-secret', 'wh_1'], /needs --show-secrets/],
   ])('%j', async (argv, message) => {
     const r = await runCli(argv, NOWHERE);

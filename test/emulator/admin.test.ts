@@ -150,4 +150,57 @@ describe('admin API', () => {
       await emu.close();
     }
   });
+
+  it('refuses what a web page can send: a cross-site POST, a text/plain body', async () => {
+    const emu = await startFakeEmulator();
+    try {
+      const before = (await emu.admin.state()).accounts;
+      // What a page's `fetch(…, { method: 'POST', mode: 'no-cors', body })` sends.
+      const crossSite = await call(emu.url, 'POST', '/_emulator/accounts', {
+        rawBody: '{}',
+        headers: { 'content-type': 'text/plain', origin: 'https://attacker.example' },
+      });
+      expect(crossSite.status).toBe(403);
+      expect(crossSite.body).toEqual({ error: expect.any(String) });
+      const plain = await call(emu.url, 'POST', '/_emulator/clock', {
+        rawBody: '{"advanceMs":86400000}',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(plain.status).toBe(415);
+      const formReset = await call(emu.url, 'POST', '/_emulator/reset', {
+        rawBody: 'a=1',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(formReset.status).toBe(415);
+      const crossSiteFault = await call(emu.url, 'POST', '/_emulator/faults', {
+        body: { path: '*', status: 500 },
+        headers: { origin: 'http://127.0.0.1.attacker.example' },
+      });
+      expect(crossSiteFault.status).toBe(403);
+      const state = await emu.admin.state();
+      expect(state.accounts).toBe(before);
+      expect(state.pendingFaults).toBe(0);
+      expect(Math.abs(Date.parse(state.now) - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('takes a fault path of many * without stalling: the next request answers at once', async () => {
+    const emu = await startFakeEmulator();
+    try {
+      await emu.admin.injectFault({ path: '*a'.repeat(80), status: 500 });
+      const started = performance.now();
+      const res = await call(emu.url, 'GET', `/api/v2/browser/${'a'.repeat(2000)}b`);
+      expect(res.status).toBe(404);
+      expect(performance.now() - started).toBeLessThan(1000);
+      const tooLong = await call(emu.url, 'POST', '/_emulator/faults', {
+        body: { path: '*'.repeat(2049), status: 500 },
+      });
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body.error).toContain('path');
+    } finally {
+      await emu.close();
+    }
+  });
 });

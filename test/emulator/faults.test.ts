@@ -15,6 +15,20 @@ describe('fault matching', () => {
     ).toBe(true);
     expect(matchesFault({ path: '*/pages' }, 'GET', '/api/v2/browser/sessions/x/pages')).toBe(true);
     expect(matchesFault({ path: '/a.b*' }, 'GET', '/aXb')).toBe(false);
+    expect(matchesFault({ path: '/a/*/c/*' }, 'GET', '/a/b/c/d/e')).toBe(true);
+    expect(matchesFault({ path: '/a/*/c/*' }, 'GET', '/a/b/d')).toBe(false);
+    expect(matchesFault({ path: '**' }, 'GET', '')).toBe(true);
+    expect(matchesFault({ path: '/x*y*z' }, 'GET', '/xayybz')).toBe(true);
+    expect(matchesFault({ path: '/x*y*z' }, 'GET', '/xayybzq')).toBe(false);
+  });
+
+  it('matches a 160-character pattern of many * against a long path in well under a second', () => {
+    // `*a` × 80 is exponential for a backtracking regex: 44 s for one request before.
+    const pattern = '*a'.repeat(80);
+    const started = performance.now();
+    expect(matchesFault({ path: pattern }, 'GET', `/${'a'.repeat(4000)}b`)).toBe(false);
+    expect(matchesFault({ path: pattern }, 'GET', 'a'.repeat(200))).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 

@@ -49,9 +49,10 @@ describe('a session behind the modelled network', () => {
     const debuggerCall = await timed(() => debuggerPage.evaluate(() => 1 + 1));
     expect(debuggerCall.ms).toBeGreaterThanOrEqual(RTT);
 
-    const status = await timed(() =>
-      fetch(`${connection.live_view_url}/status`).then((r) => r.json()),
-    );
+    // The live view URL carries its token in the query: the status path goes before it.
+    const statusUrl = new URL(connection.live_view_url);
+    statusUrl.pathname += '/status';
+    const status = await timed(() => fetch(statusUrl).then((r) => r.json()));
     expect(status.value).toEqual({ status: 'running' });
     expect(status.ms).toBeGreaterThanOrEqual(RTT);
 

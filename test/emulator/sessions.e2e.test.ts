@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -20,6 +21,34 @@ afterAll(async () => {
   await emu?.close();
   await site?.close();
 });
+
+/** The status a websocket upgrade of `path` is answered with (101 when it is accepted). */
+function upgradeStatus(origin: string, path: string, headers: Record<string, string>) {
+  return new Promise<number>((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: new URL(origin).port,
+      path,
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 async function createSession(body: Record<string, unknown> = {}) {
   const started = performance.now();
@@ -53,6 +82,30 @@ describe('sessions on real Chromium', () => {
     expect((await emu.admin.state()).chromiumProcesses).toBe(0);
     expect((await emu.admin.state()).runningSessions).toBe(0);
     await browser.close().catch(() => {});
+  });
+
+  it('survives hostile upgrades and a rebinding Host, and Playwright still drives the session', async () => {
+    const session = await createSession();
+    const cdp = new URL(session.cdp_url);
+    const token = cdp.searchParams.get('token')!;
+    const nonAscii = encodeURIComponent('\u00e9'.repeat(token.length));
+    const { port } = new URL(emu.url);
+    const hostile: [string, Record<string, string>, number][] = [
+      ['//', {}, 400],
+      ['/cdp/%E0%A4%A?token=x', {}, 400],
+      [`${cdp.pathname}?token=${nonAscii}`, {}, 401],
+      [`${cdp.pathname}?token=${token}`, { host: `rebind.attacker.example:${port}` }, 403],
+      [`${cdp.pathname}?token=${token}`, { origin: 'https://attacker.example' }, 403],
+    ];
+    for (const [path, headers, status] of hostile) {
+      expect(await upgradeStatus(emu.url, path, headers), path).toBe(status);
+    }
+    const browser = await chromium.connectOverCDP(session.cdp_url);
+    const page = browser.contexts()[0]!.pages()[0]!;
+    await page.goto(`${site.origin}/`);
+    expect(await page.textContent('#title')).toBe('Hello emulator');
+    await browser.close().catch(() => {});
+    await api('DELETE', `/sessions/${session.id}`);
   });
 
   it('connects Puppeteer with browserWSEndpoint set to cdp_url', async () => {

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { EmulatorHandle, EmulatorOptions } from '../../emulator/index.js';
+import { isLoopbackHost } from '../../emulator/own-origin.js';
 import { runChild } from '../child.js';
 import { usageError } from '../errors.js';
 import { act, integer, type Options, type Runtime } from '../kit.js';
@@ -30,7 +31,15 @@ export function register(program: Command, rt: Runtime): void {
       integer('--port', { min: 0, max: 65535 }),
       8787,
     )
-    .option('--host <address>', 'loopback address to bind', '127.0.0.1')
+    .option(
+      '--host <address>',
+      'loopback address to bind (another address only with --expose)',
+      '127.0.0.1',
+    )
+    .option(
+      '--expose',
+      'allow a --host that is not loopback: its admin API has no auth (warns on start)',
+    )
     .option(
       '--rtt <ms>',
       'model a network round trip on every exchange',
@@ -96,6 +105,12 @@ export function register(program: Command, rt: Runtime): void {
 
 function optionsOf(opts: Options): EmulatorOptions {
   const options: EmulatorOptions = { port: opts.port as number, host: opts.host as string };
+  if (opts.expose === true) options.expose = true;
+  else if (!isLoopbackHost(options.host as string)) {
+    throw usageError(
+      `--host ${options.host} is not a loopback address: the emulator's admin API has no auth; add --expose to bind it anyway`,
+    );
+  }
   if (opts.rtt) options.network = { rttMs: opts.rtt as number };
   if (opts.sessionStart) options.sessionStartMs = opts.sessionStart as number;
   if (typeof opts.chromium === 'string') options.chromiumPath = opts.chromium;

@@ -193,8 +193,7 @@ export function register(program: Command, rt: Runtime): void {
   );
 
   withJson(
-    sessions
-      .command('live')
+    withSecrets(sessions.command('live'))
       .description("print a running session's live view URL, or open it with --open")
       .argument('<id>', 'session id')
       .option('--open', 'open it in the default browser'),

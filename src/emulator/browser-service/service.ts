@@ -39,7 +39,9 @@ export interface BrowserServiceDeps {
     resolve: CdpTargetResolver;
     sessions: SessionDirectory;
   }): CdpProxy;
-  createLiveView(options: { resolve: (sessionId: string) => RunningBrowser | undefined }): LiveView;
+  createLiveView(options: {
+    resolve: (sessionId: string, token: string | undefined) => RunningBrowser | undefined;
+  }): LiveView;
   /** Folder for persistent profile dirs and synthetic recordings. */
   dataDir: string;
   /** `http://host:port` once listening. */
@@ -68,8 +70,12 @@ export interface BrowserService {
   clearFiles(): Promise<void>;
 }
 
-const sameSecret = (a: string, b: string) =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+/** Compared as bytes after a length check: a non-ASCII guess of the same length is just wrong. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   const { store } = deps;
@@ -104,8 +110,14 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
     store,
     sessions,
     proxy: deps.createProxy({ publicOrigin: deps.origin, resolve, sessions: directory }),
-    // The live view URL carries no token (an <img> or iframe cannot send one): by id alone.
-    liveView: deps.createLiveView({ resolve: (sessionId) => running(sessionId)?.browser }),
+    // The live view URL is a capability: its own token, in the URL (an <img> sends no header).
+    liveView: deps.createLiveView({
+      resolve: (sessionId, token) => {
+        const session = store.sessions.get(sessionId);
+        if (!session || !token || !sameSecret(token, session.liveViewToken)) return undefined;
+        return running(sessionId)?.browser;
+      },
+    }),
     signer: new UrlSigner(),
     dataDir: deps.dataDir,
   };

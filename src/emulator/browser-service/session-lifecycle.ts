@@ -83,6 +83,7 @@ export class SessionLifecycle {
       endedAt: null,
       config: request.config,
       accessToken: randomBytes(24).toString('base64url'),
+      liveViewToken: randomBytes(32).toString('base64url'),
       idleMs: minutes(request.idleTimeoutMinutes, account.limits.idleTimeoutMinutes),
       maxMs: minutes(request.maxDurationMinutes, account.limits.maxDurationMinutes),
       lastActivityAt: now,

@@ -76,7 +76,9 @@ export function sessionRoutes(ctx: BrowserServiceContext) {
             status: session.status,
             cdp_url: cdpUrlOf(ctx, session) ?? null,
             debugger_address: running ? debuggerAddress : null,
-            live_view_url: running ? ctx.liveView.url(origin, session.id) : null,
+            live_view_url: running
+              ? ctx.liveView.url(origin, session.id, session.liveViewToken)
+              : null,
             config: session.config,
           },
         },
@@ -126,6 +128,7 @@ async function debuggerEndpoint(ctx: BrowserServiceContext, sessionId: string) {
       host: '127.0.0.1',
       port: 0,
     });
+    endpoint.acceptPort?.(front.port);
     return {
       address: front.address,
       close: async () => {

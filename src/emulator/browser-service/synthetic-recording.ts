@@ -36,6 +36,7 @@ export async function addSyntheticRecording(
     endReason: 'synthetic',
     config: resolved.config,
     accessToken: randomBytes(24).toString('base64url'),
+    liveViewToken: randomBytes(32).toString('base64url'),
     idleMs: 0,
     maxMs: 0,
     lastActivityAt: now,

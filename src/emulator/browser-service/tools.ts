@@ -22,6 +22,9 @@ type Action = (actions: PageActions, body: Record<string, unknown>) => Promise<u
 
 const ok = { status: 'ok' };
 
+/** A page action opens web pages only: never `file:`, `chrome:`, `view-source:`... */
+const NAVIGABLE_SCHEMES = new Set(['http:', 'https:', 'about:', 'data:']);
+
 const CLIENT_ERRORS = new Set(['SelectorNotFoundError', 'PageScriptError', 'NavigationError']);
 
 /** `/tools/<name>`: body `{ session_id, ... }`. Fields are read before the session is looked up. */
@@ -29,6 +32,9 @@ const TOOLS: Record<string, (body: Record<string, unknown>) => Action> = {
   navigate: (body) => {
     const url = requiredString(body, 'url');
     if (!URL.canParse(url)) throw badRequest('url must be an absolute URL');
+    if (!NAVIGABLE_SCHEMES.has(new URL(url).protocol)) {
+      throw badRequest('url must be an http(s), about: or data: URL');
+    }
     return async (a) => {
       await a.navigate(url);
       return ok;

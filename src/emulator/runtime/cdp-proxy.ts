@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { parseTarget } from '../own-origin.js';
 import { openDebuggerAddress } from './debugger-address.js';
 import { devtoolsPathOf, queryWithoutToken, sendJson, serveDevtoolsJson } from './devtools-json.js';
 import type {
@@ -33,11 +34,13 @@ interface ProxyPath {
   search: string;
 }
 
+/** Undefined for a path that is not the proxy's, or one that cannot be parsed or decoded. */
 function parseProxyPath(url: string | undefined): ProxyPath | undefined {
-  const parsed = new URL(url ?? '/', 'http://proxy');
-  const match = /^\/cdp\/([^/]+)(\/.*)?$/.exec(parsed.pathname);
+  const parsed = parseTarget(url);
+  const match = parsed && /^\/cdp\/([^/]+)(\/.*)?$/.exec(parsed.pathname);
   if (!match) return undefined;
   return {
+    // parseTarget decoded the whole path once: each segment decodes too.
     sessionId: decodeURIComponent(match[1]!),
     rest: match[2] ?? '',
     token: parsed.searchParams.get('token') ?? undefined,
@@ -160,8 +163,8 @@ function serveRootProtocol(
   res: ServerResponse,
   sessions: SessionDirectory,
 ): boolean {
-  const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-  if (devtoolsPathOf(pathname) !== '/json/protocol') return false;
+  const pathname = parseTarget(req.url)?.pathname;
+  if (pathname === undefined || devtoolsPathOf(pathname) !== '/json/protocol') return false;
   const entry = sessions.anyRunning();
   if (!entry) {
     sendJson(res, 404, {

@@ -4,9 +4,10 @@
  * cannot add one): the unguessable port on loopback, open only while the control plane keeps it,
  * is the capability. Traffic counts as activity like the cdp_url's.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { foreignRequest, type Listener, MALFORMED_TARGET, parseTarget } from '../own-origin.js';
 import { devtoolsPathOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
 import type { SessionDirectory } from './types.js';
 import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
@@ -14,11 +15,19 @@ import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
 export async function openDebuggerAddress(
   sessionId: string,
   sessions: SessionDirectory,
-): Promise<{ address: string; close(): Promise<void> }> {
+): Promise<DebuggerListener> {
   const sockets = new Set<Duplex>();
+  // Its own loopback port, and any a latency front in front of it adds (`acceptPort`).
+  const listener: Listener & { ports: number[] } = { boundHost: '127.0.0.1', ports: [] };
+  /** The same Host/Origin rules as the emulator's origin: no rebinding page, no other site. */
+  const admit = (req: IncomingMessage) => {
+    const url = parseTarget(req.url);
+    return url ? (foreignRequest(req, listener) ?? url) : MALFORMED_TARGET;
+  };
   const server = createServer((req, res) => {
+    const url = admit(req);
+    if (!(url instanceof URL)) return sendJson(res, url.status, { error: url.message });
     const entry = running(sessions, sessionId);
-    const url = new URL(req.url ?? '/', 'http://x');
     const path = devtoolsPathOf(url.pathname);
     if (!entry) return sendJson(res, 404, { error: 'session not found or no longer running' });
     if (!path) return sendJson(res, 404, { error: 'no such endpoint' });
@@ -34,9 +43,20 @@ export async function openDebuggerAddress(
     );
   });
   server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
+    try {
+      upgrade(req, socket, head);
+    } catch {
+      // No upgrade may take the emulator down: whatever failed, this socket gets a 400.
+      refuseUpgrade(socket, 400, 'bad request');
+    }
+  });
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    const url = admit(req);
+    if (!(url instanceof URL)) return refuseUpgrade(socket, url.status, url.message);
     const entry = running(sessions, sessionId);
     if (!entry) return refuseUpgrade(socket, 404, 'session not found or no longer running');
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const path = url.pathname;
     const chromiumPath = /^\/devtools\/browser\/[^/]+$/.test(path)
       ? entry.browser.browserWsPath
       : /^\/devtools\/page\/[^/]+$/.test(path)
@@ -50,15 +70,18 @@ export async function openDebuggerAddress(
       path: chromiumPath,
       onActivity: entry.onActivity,
     });
-  });
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
-  const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  listener.ports.push(port);
+  const address = `127.0.0.1:${port}`;
   let closing: Promise<void> | undefined;
   return {
     address,
+    acceptPort: (front) => void listener.ports.push(front),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -68,6 +91,15 @@ export async function openDebuggerAddress(
       return closing;
     },
   };
+}
+
+/** A session's `debugger_address` listener. */
+export interface DebuggerListener {
+  /** `127.0.0.1:<port>`. */
+  address: string;
+  /** Also answers a `Host` with this port: a latency front's, which clients reach instead. */
+  acceptPort(port: number): void;
+  close(): Promise<void>;
 }
 
 /** The session while its browser runs: the control plane may still hold an ended one. */

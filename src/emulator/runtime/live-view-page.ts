@@ -4,13 +4,16 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function liveViewPage(sessionId: string): string {
+/** The page of one session; `token` (its live view token) goes into the stream and status URLs. */
+export function liveViewPage(sessionId: string, token: string): string {
   const id = escapeHtml(sessionId);
   const base = `/live/${encodeURIComponent(sessionId)}`;
+  const query = escapeHtml(`?token=${encodeURIComponent(token)}`);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Live view: session ${id}</title>
 <style>
@@ -25,13 +28,13 @@ export function liveViewPage(sessionId: string): string {
 </head>
 <body>
 <header><span id="state">live</span><span>session ${id}</span></header>
-<main><img id="screen" alt="live view of session ${id}" src="${base}/stream"></main>
+<main><img id="screen" alt="live view of session ${id}" src="${base}/stream${query}"></main>
 <script>
   // The MJPEG stream just stops when the session ends; poll the status to say so.
   const state = document.getElementById('state');
   const timer = setInterval(async () => {
     try {
-      const res = await fetch('${base}/status', { cache: 'no-store' });
+      const res = await fetch('${base}/status${query}', { cache: 'no-store' });
       const body = res.ok ? await res.json() : { status: 'ended' };
       if (body.status !== 'running') {
         clearInterval(timer);

@@ -1,10 +1,14 @@
 /**
- * `live_view_url`: `<origin>/live/<sessionId>`, a page showing the session's screencast as an
- * MJPEG stream (`/live/<id>/stream`), which any browser plays in an <img> with no script. The URL
- * carries no token: session ids are random UUIDs, the emulator binds loopback, and an <img> or
- * iframe embed could not send a header anyway.
+ * `live_view_url`: `<origin>/live/<sessionId>?token=<token>`, a page showing the session's
+ * screencast as an MJPEG stream (`/live/<id>/stream?token=`), which any browser plays in an
+ * <img> with no script. Like `video_url` it is a capability: the session's own unguessable
+ * token (32 random bytes) rides in the URL, since an <img> or iframe cannot send a header.
+ * Without it, with another session's, or once the session has ended, every path is a 404 (the
+ * same answer as an unknown session: a guess learns nothing). `?token=` is a name `redact()`
+ * removes, so logs, errors and reports never show it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseTarget } from '../own-origin.js';
 import { sendJson } from './devtools-json.js';
 import { liveViewPage } from './live-view-page.js';
 import type { RunningBrowser } from './types.js';
@@ -13,39 +17,42 @@ const BOUNDARY = 'remote-browser-frame';
 
 export interface LiveViewOptions {
   /**
-   * The running session's browser, or undefined for an unknown or ended session: by id alone,
-   * since the live view has no token to give. A `{ browser }` answer (a SessionDirectory's)
-   * is accepted too.
+   * The running session's browser when `token` is that session's live view token, else
+   * undefined (unknown or ended session, missing or wrong token). A `{ browser }` answer (a
+   * SessionDirectory's) is accepted too.
    */
-  resolve: (sessionId: string) => RunningBrowser | { browser: RunningBrowser } | undefined;
+  resolve: (
+    sessionId: string,
+    token: string | undefined,
+  ) => RunningBrowser | { browser: RunningBrowser } | undefined;
 }
 
 export interface LiveView {
   handleHttp(req: IncomingMessage, res: ServerResponse): boolean;
-  url(publicOrigin: string, sessionId: string): string;
+  url(publicOrigin: string, sessionId: string, token: string): string;
 }
 
 export function createLiveView({ resolve }: LiveViewOptions): LiveView {
-  const find = (sessionId: string): RunningBrowser | undefined => {
-    const answer = resolve(sessionId);
+  const find = (sessionId: string, token: string | undefined): RunningBrowser | undefined => {
+    const answer = resolve(sessionId, token);
     const browser = answer && 'browser' in answer ? answer.browser : answer;
     return browser && !browser.hasEnded() ? browser : undefined;
   };
 
   return {
-    url: (publicOrigin, sessionId) =>
-      `${publicOrigin.replace(/\/$/, '')}/live/${encodeURIComponent(sessionId)}`,
+    url: (publicOrigin, sessionId, token) =>
+      `${publicOrigin.replace(/\/$/, '')}/live/${encodeURIComponent(sessionId)}?token=${encodeURIComponent(token)}`,
 
     handleHttp(req, res) {
-      const match = /^\/live\/([^/]+)(\/stream|\/status)?\/?$/.exec(
-        new URL(req.url ?? '/', 'http://x').pathname,
-      );
+      const url = parseTarget(req.url);
+      const match = url && /^\/live\/([^/]+)(\/stream|\/status)?\/?$/.exec(url.pathname);
       if (!match) return false;
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         sendJson(res, 405, { error: 'method not allowed' });
         return true;
       }
-      const browser = find(decodeURIComponent(match[1]!));
+      const token = url.searchParams.get('token') ?? undefined;
+      const browser = find(decodeURIComponent(match[1]!), token);
       if (!browser) {
         sendJson(res, 404, { error: 'session not found or no longer running' });
         return true;
@@ -53,11 +60,13 @@ export function createLiveView({ resolve }: LiveViewOptions): LiveView {
       if (match[2] === '/stream') streamFrames(browser, res);
       else if (match[2] === '/status') sendJson(res, 200, { status: 'running' });
       else {
-        const html = liveViewPage(browser.sessionId);
+        const html = liveViewPage(browser.sessionId, token as string);
         res.writeHead(200, {
           'content-type': 'text/html; charset=utf-8',
           'content-length': Buffer.byteLength(html),
           'cache-control': 'no-store',
+          // The URL holds the token: never hand it to another site as a Referer.
+          'referrer-policy': 'no-referrer',
         });
         res.end(html);
       }

@@ -1,4 +1,5 @@
 /** One session's browser: Chromium, the runtime's CDP connection, page actions, screencast, recording. */
+import { randomBytes } from 'node:crypto';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDebug } from '../../http/debug.js';
@@ -108,7 +109,7 @@ export async function launchBrowser(
 }
 
 interface Profile {
-  /** `<workDir>/<sessionId>`: the throwaway profile and the recording's frames live here. */
+  /** `<workDir>/s-<random>`: the throwaway profile and the recording's frames live here. */
   sessionDir: string;
   userDataDir: string;
   throwawayProfile: boolean;
@@ -118,7 +119,9 @@ interface Profile {
 }
 
 async function prepareProfile(spec: LaunchSpec, config: LaunchConfig): Promise<Profile> {
-  const sessionDir = join(config.workDir, spec.sessionId);
+  // Not named after the session: its path reaches Chromium's and ffmpeg's argv, which `ps`
+  // shows every local user, and a session id is not for them.
+  const sessionDir = join(config.workDir, `s-${randomBytes(9).toString('base64url')}`);
   const throwawayProfile = spec.userDataDir === undefined;
   const userDataDir = spec.userDataDir ?? join(sessionDir, 'profile');
   await mkdir(userDataDir, { recursive: true });

@@ -171,7 +171,12 @@ export interface CdpProxy {
    * Opens a dedicated loopback listener for one session (the `debugger_address`), serving
    * Chrome's `/json` surface and websocket upgrades for that session only.
    */
-  openDebuggerAddress(sessionId: string): Promise<{ address: string; close(): Promise<void> }>;
+  openDebuggerAddress(sessionId: string): Promise<{
+    address: string;
+    /** Also answer a `Host` with this port (a latency front's, which clients reach instead). */
+    acceptPort?(port: number): void;
+    close(): Promise<void>;
+  }>;
 }
 
 /**

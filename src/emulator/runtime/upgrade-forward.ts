@@ -3,16 +3,9 @@
  * TCP connection with the path and Host rewritten, then bytes flow both ways untouched, so every
  * CDP client library (Playwright, Puppeteer, chrome-remote-interface) works as if local.
  */
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
-
-const STATUS_TEXT: Record<number, string> = {
-  401: 'Unauthorized',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  502: 'Bad Gateway',
-};
 
 /**
  * Answers an upgrade with a plain HTTP error and closes the socket. The body is built from a
@@ -22,7 +15,7 @@ export function refuseUpgrade(socket: Duplex, status: number, error: string): vo
   const body = JSON.stringify({ error });
   socket.on('error', () => {});
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
       'Content-Type: application/json\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +

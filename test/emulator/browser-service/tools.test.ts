@@ -103,4 +103,28 @@ describe('page action validation and errors', () => {
     expect(res.status).toBe(409);
     expect(res.body.error).toContain('ended');
   });
+
+  it('navigates only to http(s), about: and data: URLs: file:///etc/passwd is a 400 naming url', async () => {
+    const navigated: string[] = [];
+    emu.control.actions = {
+      ...okActions(),
+      navigate: async (url) => void navigated.push(url),
+    };
+    try {
+      for (const url of ['file:///etc/passwd', 'chrome://settings', 'view-source:http://x/']) {
+        const res = await api('POST', '/tools/navigate', { body: { session_id: id, url } });
+        expect(res.status, url).toBe(400);
+        expect(res.body.error).toMatch(/^url /);
+      }
+      expect(navigated).toEqual([]);
+      const allowed = ['http://a.test/', 'https://a.test/', 'about:blank', 'data:text/html,hi'];
+      for (const url of allowed) {
+        const res = await api('POST', '/tools/navigate', { body: { session_id: id, url } });
+        expect(res.status, url).toBe(200);
+      }
+      expect(navigated).toEqual(allowed);
+    } finally {
+      emu.control.actions = okActions();
+    }
+  });
 });

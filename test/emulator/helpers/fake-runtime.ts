@@ -163,7 +163,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
     }),
     createLiveView: () => ({
       handleHttp: () => false,
-      url: (origin, id) => `${origin}/live/${id}`,
+      url: (origin, id, token) => `${origin}/live/${id}?token=${token}`,
     }),
   };
 }

@@ -73,6 +73,35 @@ describe('browser runtime', () => {
     await expect(browser.stop()).resolves.toBeUndefined();
   });
 
+  it("puts no session id in any process's command line (ps shows them to every local user)", async () => {
+    const sessionId = randomUUID();
+    const browser = await runtime.launch({ sessionId, record: false });
+    try {
+      const group: string[] = [];
+      const everywhere: string[] = [];
+      for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+        let cmdline: string;
+        let stat: string;
+        try {
+          cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+          stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        } catch {
+          continue; // gone meanwhile
+        }
+        // Fields after the command name: state, ppid, pgrp.
+        const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+        if (pgrp === browser.pid) group.push(cmdline);
+        everywhere.push(cmdline);
+      }
+      expect(group.length).toBeGreaterThan(1); // the browser and its helpers
+      expect(group.join('\n')).toContain('--user-data-dir=');
+      expect(group.filter((line) => line.includes(sessionId))).toEqual([]);
+      expect(everywhere.filter((line) => line.includes(sessionId))).toEqual([]);
+    } finally {
+      await browser.stop();
+    }
+  });
+
   it('calls onExit once when Chromium dies on its own, and not after stop', async () => {
     const crashed = vi.fn();
     const browser = await runtime.launch({

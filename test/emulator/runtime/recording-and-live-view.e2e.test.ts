@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,12 +91,14 @@ describe('recordings and live view', () => {
       await browser.actions.navigate(`${pages.origin}/animated`);
       const ended = await browser.end();
       expect(own.liveProcessCount()).toBe(0);
-      // The encode writes this file; end() answered without waiting for it.
-      const output = join(workDir, sessionId, 'recording.webm');
-      expect(existsSync(output)).toBe(false);
+      // The encode writes the file; end() answered without waiting for it.
+      expect(readdirSync(workDir, { recursive: true }).map(String)).not.toContainEqual(
+        expect.stringMatching(/recording\.webm$/),
+      );
       const recording = await ended.recording;
-      expect(recording?.path).toBe(output);
-      expect(existsSync(output)).toBe(true);
+      expect(recording?.path).toMatch(new RegExp(`^${workDir}/s-[\\w-]+/recording\\.webm$`));
+      expect(recording?.path).not.toContain(sessionId);
+      expect(existsSync(recording!.path)).toBe(true);
       expect(await browser.end()).toBe(ended);
     } finally {
       await own.shutdown();
@@ -129,8 +131,9 @@ describe('recordings and live view', () => {
     let server: Server;
     let origin: string;
     let browser: RunningBrowser;
+    const token = randomBytes(32).toString('base64url');
     const liveView = createLiveView({
-      resolve: (id) => (browser?.sessionId === id ? browser : undefined),
+      resolve: (id, given) => (browser?.sessionId === id && given === token ? browser : undefined),
     });
 
     beforeAll(async () => {
@@ -146,18 +149,34 @@ describe('recordings and live view', () => {
       await new Promise((resolve) => server.close(resolve));
     });
 
-    it('serves a page at a tokenless URL that embeds the stream', async () => {
-      const url = liveView.url(origin, browser.sessionId);
-      expect(url).toBe(`${origin}/live/${browser.sessionId}`);
+    it('serves a page at a URL carrying its token, embedding the stream with the token', async () => {
+      const url = liveView.url(origin, browser.sessionId, token);
+      expect(url).toBe(`${origin}/live/${browser.sessionId}?token=${token}`);
       const res = await fetch(url);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/text\/html/);
-      expect(await res.text()).toContain(`/live/${browser.sessionId}/stream`);
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(await res.text()).toContain(`/live/${browser.sessionId}/stream?token=${token}`);
+    });
+
+    it('answers 404 on the page, stream and status without the token or with a wrong one', async () => {
+      const wrong = randomBytes(32).toString('base64url');
+      for (const path of ['', '/stream', '/status']) {
+        const base = `${origin}/live/${browser.sessionId}${path}`;
+        for (const url of [base, `${base}?token=${wrong}`, `${base}?token=`]) {
+          const res = await fetch(url);
+          expect(res.status, url).toBe(404);
+          expect(await res.json()).toEqual({ error: expect.any(String) });
+        }
+      }
+      expect(
+        (await fetch(`${origin}/live/${browser.sessionId}/status?token=${token}`)).status,
+      ).toBe(200);
     });
 
     it('streams JPEG frames as MJPEG and ends the stream when the session stops', async () => {
       await browser.actions.navigate(`${pages.origin}/animated`);
-      const res = await fetch(`${origin}/live/${browser.sessionId}/stream`);
+      const res = await fetch(`${origin}/live/${browser.sessionId}/stream?token=${token}`);
       expect(res.headers.get('content-type')).toMatch(/^multipart\/x-mixed-replace; boundary=/);
       const reader = res.body!.getReader();
       let received = Buffer.alloc(0);
@@ -174,7 +193,7 @@ describe('recordings and live view', () => {
         const { done } = await reader.read();
         if (done) break;
       }
-      const after = await fetch(`${origin}/live/${browser.sessionId}`);
+      const after = await fetch(liveView.url(origin, browser.sessionId, token));
       expect(after.status).toBe(404);
       expect(await after.json()).toEqual({ error: expect.any(String) });
     });
