@@ -1,17 +1,18 @@
 /**
- * Every error this library throws. Messages are redacted when built, and stay redacted under
+ * Every error this library throws. Messages are cut to 8 KB (`MAX_MESSAGE_LENGTH`) and redacted
+ * when built, and stay redacted under
  * `util.inspect`, `console.log` and `JSON.stringify` (the `body` of an API error is what the
  * service sent, which may echo a request).
  */
 import type { inspect } from 'node:util';
 import { INSPECT_CUSTOM, nodeUtil } from './node-builtins.js';
-import { redact, redactValue } from './redact.js';
+import { redact, redactMessage, redactValue } from './redact.js';
 
 export class RemoteBrowserError extends Error {
   override name = 'RemoteBrowserError';
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(redact(message), options);
+    super(redactMessage(message), options);
   }
 
   /** The fields `util.inspect` and `toJSON` show besides name, message and stack. */

@@ -116,6 +116,22 @@ describe('sessions.create', () => {
     expect(f.server.requests).toHaveLength(0);
   });
 
+  it('never quotes back a proxy_password that is not a string, only its type', async () => {
+    for (const [value, type] of [
+      [918273, 'a number'],
+      [true, 'a boolean'],
+      [{ pw: 'inner-secret' }, 'an object'],
+    ] as const) {
+      const error = await rejection(f.api.sessions.create({ proxy_password: value as never }));
+      expect(error.field).toBe('proxy_password');
+      expect(error.message).toBe(
+        `sessions.create: invalid request: proxy_password: must be a string (got ${type})`,
+      );
+      expect(inspect(error)).not.toContain('918273');
+    }
+    expect(f.server.requests).toHaveLength(0);
+  });
+
   it('passes unknown request keys through to the service', async () => {
     f.server.respond(ok(created));
     await f.api.sessions.create({ future_flag: 1 } as never);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { setDebugSink } from '../../src/http/debug.js';
 import {
   AbortError,
+  BadRequestError,
   ConnectionError,
   RateLimitError,
   ResponseValidationError,
@@ -274,5 +275,46 @@ describe('Transport', () => {
     expect(await text(out.body)).toBe('abcd');
     expect(service.server.requests[0]?.headers.authorization).toBeUndefined();
     expect(service.server.requests[0]?.headers.range).toBe('bytes=0-3');
+  });
+});
+
+describe('Transport against a hostile service', () => {
+  it.each([
+    ['80 KB', 80_000],
+    ['1 MB', 1_000_000],
+  ])(
+    'maps a %s error body of dotted words to a typed, redacted error in well under a second',
+    async (_size, bytes) => {
+      registerSecret(TOKEN);
+      try {
+        const hostile = `${TOKEN} Bearer ${TOKEN} ${'a.'.repeat(bytes / 2)}`;
+        service.server.respond(json(400, { error: hostile, echo: hostile }));
+        const t = browserTransport({ retry: { retries: 0 } });
+        const started = performance.now();
+        const error = await t
+          .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BadRequestError);
+        const message = (error as BadRequestError).message;
+        expect(message.length).toBeLessThan(8 * 1024 + 200);
+        expect(message).toMatch(/more characters cut\)$/);
+        expect(message).not.toContain(TOKEN);
+        expect(message).toContain('[REDACTED] Bearer [REDACTED] a.a.');
+        expect(performance.now() - started).toBeLessThan(1000);
+      } finally {
+        clearRegisteredSecrets();
+      }
+    },
+  );
+
+  it('maps a 1 MB 402 of digits to its typed error in well under a second', async () => {
+    service.server.respond(json(402, { error: `${'1'.repeat(1_000_000)} x` }));
+    const t = browserTransport({ retry: { retries: 0 } });
+    const started = performance.now();
+    const error = await t
+      .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe('PaymentRequiredError');
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
