@@ -259,6 +259,27 @@ export class ResponseValidationError extends RemoteBrowserError {
   }
 }
 
+/**
+ * A response body longer than this client accepts: a JSON body over the client's
+ * `maxResponseBytes`, or a download over its `maxBytes`. The rest is not read.
+ */
+export class ResponseTooLargeError extends RemoteBrowserError {
+  override name = 'ResponseTooLargeError';
+  /** The limit that was passed, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(what: string, limitBytes: number, option: string) {
+    super(
+      `${what}: the response body is larger than ${limitBytes} bytes (the \`${option}\` limit); the rest was not read`,
+    );
+    this.limitBytes = limitBytes;
+  }
+
+  protected override details(): Record<string, unknown> {
+    return { limitBytes: this.limitBytes };
+  }
+}
+
 /** Input rejected on this side, before any request: nothing was sent, nothing was charged. */
 export class RequestValidationError extends RemoteBrowserError {
   override name = 'RequestValidationError';
@@ -338,6 +359,10 @@ export const isAbortError = guard<AbortError>(AbortError, 'AbortError');
 export const isResponseValidationError = guard<ResponseValidationError>(
   ResponseValidationError,
   'ResponseValidationError',
+);
+export const isResponseTooLargeError = guard<ResponseTooLargeError>(
+  ResponseTooLargeError,
+  'ResponseTooLargeError',
 );
 export const isRequestValidationError = guard<RequestValidationError>(
   RequestValidationError,

@@ -8,6 +8,7 @@ import {
   BadRequestError,
   ConnectionError,
   RateLimitError,
+  ResponseTooLargeError,
   ResponseValidationError,
   ServiceUnavailableError,
   TimeoutError,
@@ -316,5 +317,56 @@ describe('Transport against a hostile service', () => {
       .catch((e: unknown) => e);
     expect((error as Error).name).toBe('PaymentRequiredError');
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('Transport body limits', () => {
+  /** A 200 JSON body that never ends: `{"data":"xxxx…` until the client goes. */
+  const endlessJson = (status = 200) =>
+    ((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.write('{"data":"');
+      const piece = 'x'.repeat(64 * 1024);
+      const more = () => {
+        while (!res.destroyed && res.write(piece));
+      };
+      res.on('drain', more);
+      more();
+    }) as Parameters<typeof service.server.respond>[0];
+
+  it('ends a JSON body that never ends at the default 16 MiB with a typed error', async () => {
+    service.server.respond(endlessJson());
+    const t = browserTransport({ retry: { retries: 0 } });
+    const error = await t
+      .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as ResponseTooLargeError).limitBytes).toBe(16 * 1024 * 1024);
+    expect((error as Error).message).toBe(
+      'sessions.list: the response body is larger than 16777216 bytes (the `maxResponseBytes` limit); the rest was not read',
+    );
+  });
+
+  it('refuses a JSON body over maxResponseBytes, by Content-Length or by count, error statuses too', async () => {
+    const big = { data: 'y'.repeat(5000) };
+    service.server.respond(json(200, big), endlessJson(500));
+    const t = browserTransport({ maxResponseBytes: 4096, retry: { retries: 0 } });
+    for (let i = 0; i < 2; i++) {
+      const error = await t
+        .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect((error as ResponseTooLargeError).limitBytes).toBe(4096);
+    }
+    expect(service.server.requests).toHaveLength(2);
+  });
+
+  it('reads a JSON body of exactly maxResponseBytes', async () => {
+    const body = JSON.stringify({ data: 'z'.repeat(100) });
+    service.server.respond(json(200, { data: 'z'.repeat(100) }));
+    const t = browserTransport({ maxResponseBytes: Buffer.byteLength(body) });
+    expect(await t.request({ method: 'GET', path: '/sessions', what: 'sessions.list' })).toBe(
+      'z'.repeat(100),
+    );
   });
 });

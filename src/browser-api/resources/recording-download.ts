@@ -27,6 +27,12 @@ export interface DownloadOptions extends CallOptions {
   onProgress?: ((progress: DownloadProgress) => void) | undefined;
   /** Milliseconds for the whole download, listing included. Default 600000; 0 for none. */
   timeout?: number | undefined;
+  /**
+   * Largest recording accepted, in bytes: a longer body (a server that streams forever) fails
+   * with a ResponseTooLargeError and leaves no file. Default: the recording's `size_bytes`
+   * plus 10%, and at least 1 MiB more.
+   */
+  maxBytes?: number | undefined;
 }
 
 export interface StreamedRecording {
@@ -82,6 +88,11 @@ function header(
 ): string | undefined {
   const value = response.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The default `maxBytes` of one recording: its `size_bytes` with a margin. */
+function sizeLimit(recording: Recording): number {
+  return recording.size_bytes + Math.max(Math.ceil(recording.size_bytes / 10), 1024 * 1024);
 }
 
 function expired(recording: Recording): boolean {
@@ -168,9 +179,10 @@ async function save(
       receivedBytes,
       totalBytes: contentLength ?? recording.size_bytes,
     });
+  const maxBytes = options.maxBytes ?? sizeLimit(recording);
   if ('stream' in target) {
     const got = await transport.streamTo(
-      { url: recording.video_url, what, signal, onData: progress },
+      { url: recording.video_url, what, signal, onData: progress, maxBytes },
       () => target.stream,
     );
     const contentType = header(got, 'content-type');
@@ -190,6 +202,7 @@ async function save(
       signal,
       path: temp,
       onData: progress,
+      maxBytes,
     });
     const contentType = header(got, 'content-type');
     const path = join(dir, `${base}.${extensionFor(contentType)}`);
