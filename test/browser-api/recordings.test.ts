@@ -268,6 +268,31 @@ describe('recordings.download', () => {
     );
   });
 
+  it('saves recordings whose ids differ only in unsafe characters to distinct files', async () => {
+    const ids = ['r/1', 'r?1', 'r:1', 'r_1'];
+    const listed = ids.map((id, i) => ({
+      ...recording(`x${i}`, 'a', future(), i === 0),
+      id,
+    }));
+    f.server.respond(
+      storage(
+        () => listed,
+        () => true,
+      ),
+    );
+    const out = await f.api.sessions.recordings.download('s-16', { dir });
+    const paths = out.map((d) => d.path);
+    expect(new Set(paths).size).toBe(ids.length);
+    // A safe id keeps its plain name; a sanitised one gets a short hash of the raw id.
+    expect(paths[3]).toBe(join(dir, 's-16-r_1.webm'));
+    for (const path of paths.slice(0, 3)) {
+      expect(path).toMatch(/s-16-r_1-[0-9a-f]{8}\.webm$/);
+    }
+    const files = (await readdir(dir)).filter((name) => name.startsWith('s-16-'));
+    expect(files.sort()).toEqual(paths.map((p) => p.slice(dir.length + 1)).sort());
+    for (const path of paths) expect((await readFile(path)).equals(VIDEO)).toBe(true);
+  });
+
   it('writes the primary recording to a stream target', async () => {
     f.server.respond(
       storage(

@@ -78,8 +78,15 @@ export function extensionFor(contentType: string | undefined): string {
   return subtype && /^[a-z0-9-]{1,12}$/.test(subtype) ? subtype : 'bin';
 }
 
+/**
+ * `id` as part of a file name: unsafe characters become `_`, and when that changed anything, a
+ * short hash of the raw id follows (`r/1` → `r_1-<8 hex>`), so ids that differ only in unsafe
+ * characters never share a file name and never replace each other's recording.
+ */
 function fileSafe(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_');
+  const safe = id.replace(/[^A-Za-z0-9._-]/g, '_');
+  if (safe === id) return id;
+  return `${safe}-${nodeCrypto().createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
 }
 
 function header(
