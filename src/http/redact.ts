@@ -108,9 +108,10 @@ const AUTH_VALUE = /\b(Bearer|x-api-key|Basic)(\s{1,16})[A-Za-z0-9._~+/=:-]+/gi;
 // `ws://user:pass@host` and `https://token@host`: a scheme of at most 32 characters, and
 // user-info of at most 1024 (longer is no URL a client builds).
 const URL_USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/)[^/\s@"'<>]{1,1024}@/gi;
-// JSON-ish fields whose values are secrets whatever they hold (to the closing quote, or the end).
+// JSON-ish fields whose values are secrets whatever they hold: to the closing quote (an escaped
+// `\"` inside is part of the value), or the end.
 const SECRET_FIELDS =
-  /("(?:token|access_token|api_key|apiKey|apikey|secret|proxy_password|proxyPassword|password|authorization|Authorization)"\s{0,16}:\s{0,16}")[^"]*/g;
+  /("(?:token|access_token|api_key|apiKey|apikey|secret|proxy_password|proxyPassword|password|authorization|Authorization)"\s{0,16}:\s{0,16}")(?:[^"\\]|\\[\s\S])*/g;
 
 /** Returns `text` with every registered secret and every credential-shaped value replaced. */
 export function redact(text: string): string {

@@ -34,6 +34,11 @@ describe('redact', () => {
     expect(redact('wss://user:pw@host/x')).toBe('wss://[REDACTED]@host/x');
   });
 
+  it('removes a secret field whole, escaped quotes inside it included', () => {
+    expect(redact('{"password":"a\\"b\\\\c","next":1}')).toBe('{"password":"[REDACTED]","next":1}');
+    expect(redact('{"token":"never closed')).toBe('{"token":"[REDACTED]');
+  });
+
   it('is idempotent', () => {
     const once = redact('ws://h/?token=abc Bearer xyz');
     expect(redact(once)).toBe(once);
