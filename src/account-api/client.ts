@@ -63,6 +63,11 @@ export interface AccountApiOptions extends AccountConfigInput {
   rateLimits?: AccountRateLimits | false | undefined;
   /** undici dispatcher (proxies, tests). Default: a keep-alive Agent owned by the client. */
   dispatcher?: Dispatcher | undefined;
+  /**
+   * Largest JSON response body read, in bytes: a longer one fails the call with a
+   * ResponseTooLargeError instead of filling memory. Default 16 MiB (16777216).
+   */
+  maxResponseBytes?: number | undefined;
 }
 
 export class AccountApi {
@@ -91,6 +96,7 @@ export class AccountApi {
       timeout: options.timeout,
       retry: options.retry,
       dispatcher: options.dispatcher,
+      maxResponseBytes: options.maxResponseBytes,
       // A 429 wrote and charged nothing, so even a submit is sent again after its Retry-After.
       unprocessedStatuses: [429],
       maxRateLimitWaitMs: options.rateLimits ? options.rateLimits.maxWaitMs : undefined,

@@ -42,7 +42,8 @@ export function checkSecret(secret: unknown, field: string): string {
 
 /**
  * `secrets` as a checked list: a single string is one secret (never its characters), a list
- * must be non-empty and hold only usable secrets.
+ * must be non-empty and hold only usable secrets. A hole of a sparse list (`[, 'whsec_…']`) is
+ * checked as the `undefined` it reads as, so it fails like one (`map` would skip it).
  */
 export function checkSecretList(secrets: unknown, field = 'options.secrets'): string[] {
   if (typeof secrets === 'string') return [checkSecret(secrets, field)];
@@ -50,5 +51,5 @@ export function checkSecretList(secrets: unknown, field = 'options.secrets'): st
     throw invalid(field, 'must be a secret or a list of secrets');
   }
   if (secrets.length === 0) throw invalid(field, 'must hold at least one secret');
-  return secrets.map((secret, index) => checkSecret(secret, `${field}[${index}]`));
+  return Array.from(secrets, (secret: unknown, index) => checkSecret(secret, `${field}[${index}]`));
 }

@@ -22,6 +22,11 @@ export interface BrowserApiOptions extends BrowserConfigInput {
   retry?: RetryOptions | undefined;
   /** undici dispatcher (proxies, tests). Default: a keep-alive Agent owned by the client. */
   dispatcher?: Dispatcher | undefined;
+  /**
+   * Largest JSON response body read, in bytes: a longer one fails the call with a
+   * ResponseTooLargeError instead of filling memory. Default 16 MiB (16777216).
+   */
+  maxResponseBytes?: number | undefined;
 }
 
 const accountKeys = new WeakMap<BrowserApi, () => string>();
@@ -73,6 +78,7 @@ export class BrowserApi {
       timeout: options.timeout,
       retry: options.retry,
       dispatcher: options.dispatcher,
+      maxResponseBytes: options.maxResponseBytes,
       // Routes without an identifier: a 404 there means the URL is not the API.
       staticRoutes: [
         '/sessions',

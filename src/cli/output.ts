@@ -1,6 +1,7 @@
 /**
  * Everything a command prints goes through here: redacted (unless `--show-secrets`), JSON for
- * `--json`, aligned coloured tables on a terminal and tab-separated lines through a pipe.
+ * `--json`, aligned coloured tables on a terminal and tab-separated lines through a pipe. Human
+ * output never carries a control byte the service sent: see `terminalSafe`.
  */
 import { redact } from '../http/redact.js';
 import type { CliIo } from './io.js';
@@ -32,7 +33,12 @@ export class Output {
     return (this.io.stderrIsTTY ?? this.io.isTTY) && this.io.stderrWrite !== undefined;
   }
 
+  /** Human text as it may reach a terminal: redacted, and `terminalSafe`. */
   clean(text: string): string {
+    return terminalSafe(this.#redacted(text));
+  }
+
+  #redacted(text: string): string {
     return this.mode.showSecrets ? text : redact(text);
   }
 
@@ -43,7 +49,7 @@ export class Output {
 
   /** A line that is printed as is: only for credentials the user asked to see (the emulator's own). */
   unredacted(text: string): void {
-    this.io.stdout(text);
+    this.io.stdout(terminalSafe(text));
   }
 
   /** A note for humans on stderr (keeps stdout clean for pipes). */
@@ -54,7 +60,8 @@ export class Output {
   json(value: unknown): void {
     // The library's objects mask their secrets in toJSON; --show-secrets prints the plain fields.
     const shown = this.mode.showSecrets ? plain(value) : value;
-    this.io.stdout(this.clean(JSON.stringify(shown, null, 2)));
+    // Exact JSON: JSON.stringify escapes C0 controls itself, and nothing else is changed.
+    this.io.stdout(this.#redacted(JSON.stringify(shown, null, 2)));
   }
 
   /** `--json` prints `value`; otherwise `human()` prints what people read. */
@@ -99,8 +106,33 @@ function plain(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
 }
 
+/** A value for a table or field, `terminalSafe`. */
 export function cell(value: unknown): string {
   if (value === undefined || value === null || value === '') return '-';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return terminalSafe(typeof value === 'object' ? JSON.stringify(value) : String(value));
+}
+
+// The CLI's own colours (style.ts), which `terminalSafe` lets through.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control bytes is the point
+const OWN_SGR = /^\u001b\[(?:1|2|22|31|32|33|36|39)m$/;
+// C0 controls but tab and newline, DEL, C1 controls, and the bidi overrides and isolates that
+// reorder what a terminal shows; an SGR sequence is matched whole, to keep the CLI's own.
+const CONTROLS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control bytes is the point
+  /\u001b\[[0-9;]{0,8}m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Human text made safe for a terminal: ESC (so no cursor moves, screen clears, or OSC 52
+ * clipboard writes), CR, the other C0 and C1 controls and bidi overrides are written as
+ * visible escapes (`\x1b`, `\x0d`); newline and tab stay, and so do the CLI's own colours
+ * (bold, dim, red, green, yellow, cyan: a service's string may use those too, nothing else).
+ */
+function terminalSafe(text: string): string {
+  return text.replace(CONTROLS, (match) => {
+    if (match.length > 1) return OWN_SGR.test(match) ? match : `\\x1b${match.slice(1)}`;
+    const code = match.charCodeAt(0);
+    return code > 0xff
+      ? `\\u${code.toString(16).padStart(4, '0')}`
+      : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
 }

@@ -98,6 +98,7 @@ export function checkCommonOptions(
     checks.number('retry.maxDelayMs', retry.maxDelayMs, { min: 0, finite: true });
     checks.number('retry.maxRetryAfterMs', retry.maxRetryAfterMs, { min: 0 });
   }
+  checks.number('maxResponseBytes', options.maxResponseBytes, { min: 1, integer: true });
   const dispatcher = options.dispatcher as { dispatch?: unknown } | undefined;
   if (dispatcher !== undefined && typeof dispatcher?.dispatch !== 'function') {
     checks.add('dispatcher', 'must be an undici Dispatcher (an Agent, Pool or ProxyAgent)');

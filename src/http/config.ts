@@ -1,6 +1,7 @@
 /**
  * Configuration from options and environment variables; code wins over the environment.
- * Every credential found is registered with `redact()` at once.
+ * Every credential found is registered with `redact()` at once. A plain-http URL to a host that
+ * is not loopback is accepted with one warning (`REMOTE_BROWSER_INSECURE_URL`).
  */
 import { ConfigurationError } from './errors.js';
 import { registerSecret } from './redact.js';
@@ -83,6 +84,39 @@ export function normalizeOrigin(
   return `${url.origin}${path}`;
 }
 
+/** The `process.emitWarning` code of a plain-http URL to a host that is not loopback. */
+const INSECURE_URL_CODE = 'REMOTE_BROWSER_INSECURE_URL';
+
+const warnedInsecure = new Set<string>();
+
+/** `localhost` (and `*.localhost`), 127.0.0.0/8 and `::1`: traffic that never leaves the machine. */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
+}
+
+/**
+ * Warns once per origin (process.emitWarning, code `REMOTE_BROWSER_INSECURE_URL`) when `origin`
+ * is plain http to a host that is not loopback: the token, API key and proxy password would
+ * cross the network in clear, and anyone on the path could answer for the service.
+ */
+function warnIfInsecure(origin: string, option: string, envVar: string): void {
+  const url = new URL(origin);
+  if (url.protocol !== 'http:' || isLoopback(url.hostname) || warnedInsecure.has(url.origin)) {
+    return;
+  }
+  warnedInsecure.add(url.origin);
+  process.emitWarning(
+    `${option} (or ${envVar}) ${url.origin} is plain http to a host that is not loopback: credentials travel in clear and anyone on the path can answer for the service; use https`,
+    { type: 'RemoteBrowserWarning', code: INSECURE_URL_CODE },
+  );
+}
+
 /** One error for everything missing, each with where to find it: no fixing one at a time. */
 function missing(service: string, items: (string | false)[]): void {
   const lines = items.filter((item): item is string => typeof item === 'string');
@@ -122,11 +156,9 @@ export function resolveBrowserConfig(
       "REMOTE_BROWSER_PROXY_PASSWORD (or `proxyPassword`): the account dashboard's proxy settings; every session needs it",
   ]);
   if (!baseUrl || !token) throw new Error('unreachable');
-  return {
-    token,
-    baseUrl: normalizeOrigin(baseUrl, BROWSER_API_PATH, 'baseUrl', 'REMOTE_BROWSER_URL'),
-    proxyPassword,
-  };
+  const origin = normalizeOrigin(baseUrl, BROWSER_API_PATH, 'baseUrl', 'REMOTE_BROWSER_URL');
+  warnIfInsecure(origin, 'baseUrl', 'REMOTE_BROWSER_URL');
+  return { token, baseUrl: origin, proxyPassword };
 }
 
 export function resolveAccountConfig(
@@ -143,8 +175,12 @@ export function resolveAccountConfig(
       'REMOTE_BROWSER_API_KEY (or `apiKey`): shown in the Profile section of the account dashboard',
   ]);
   if (!baseUrl || !apiKey) throw new Error('unreachable');
-  return {
-    apiKey,
-    baseUrl: normalizeOrigin(baseUrl, ACCOUNT_API_PATH, 'baseUrl', 'REMOTE_BROWSER_ACCOUNT_URL'),
-  };
+  const origin = normalizeOrigin(
+    baseUrl,
+    ACCOUNT_API_PATH,
+    'baseUrl',
+    'REMOTE_BROWSER_ACCOUNT_URL',
+  );
+  warnIfInsecure(origin, 'baseUrl', 'REMOTE_BROWSER_ACCOUNT_URL');
+  return { apiKey, baseUrl: origin };
 }

@@ -13,6 +13,7 @@ import {
   ServiceUnavailableError,
   UpstreamError,
 } from './errors.js';
+import { cutForMessage } from './redact.js';
 import { parseRetryAfter, parseRetryAfterSeconds } from './retry-after.js';
 
 export type ServiceName = 'browser' | 'account';
@@ -94,14 +95,14 @@ export function parseCredits(message: string): { required?: number; available?: 
   };
   // "6 required" is tried before "required: 6", so "6 required, 2 available" reads 6 and 2.
   const required = pick([
-    /(\d+)\s+(?:credits?\s+)?(?:are\s+|is\s+)?(?:required|needed)/i,
-    /requir(?:ed|es)\D{0,20}?(\d+)/i,
-    /needs?\D{0,20}?(\d+)/i,
+    /(?<!\d)(\d{1,15})\s{1,8}(?:credits?\s{1,8})?(?:are\s{1,8}|is\s{1,8})?(?:required|needed)/i,
+    /requir(?:ed|es)\D{0,20}?(\d{1,15})/i,
+    /needs?\D{0,20}?(\d{1,15})/i,
   ]);
   const available = pick([
-    /(\d+)\s+(?:credits?\s+)?(?:are\s+|is\s+)?available/i,
-    /available\D{0,20}?(\d+)/i,
-    /(?:have|has|balance)\D{0,20}?(\d+)/i,
+    /(?<!\d)(\d{1,15})\s{1,8}(?:credits?\s{1,8})?(?:are\s{1,8}|is\s{1,8})?available/i,
+    /available\D{0,20}?(\d{1,15})/i,
+    /(?:have|has|balance)\D{0,20}?(\d{1,15})/i,
   ]);
   return {
     ...(required !== undefined ? { required } : {}),
@@ -109,7 +110,15 @@ export function parseCredits(message: string): { required?: number; available?: 
   };
 }
 
+/**
+ * What the service said, cut to the length an error message keeps (a hostile body's 1 MB
+ * `error` is never scanned whole by the patterns below or by redaction).
+ */
 function serviceMessage(body: unknown, status: number): string {
+  return cutForMessage(serviceText(body, status));
+}
+
+function serviceText(body: unknown, status: number): string {
   if (isRecord(body)) {
     if (typeof body.error === 'string') return body.error;
     if (typeof body.detail === 'string') return body.detail;

@@ -1,17 +1,18 @@
 /**
- * Every error this library throws. Messages are redacted when built, and stay redacted under
+ * Every error this library throws. Messages are cut to 8 KB (`MAX_MESSAGE_LENGTH`) and redacted
+ * when built, and stay redacted under
  * `util.inspect`, `console.log` and `JSON.stringify` (the `body` of an API error is what the
  * service sent, which may echo a request).
  */
 import type { inspect } from 'node:util';
 import { INSPECT_CUSTOM, nodeUtil } from './node-builtins.js';
-import { redact, redactValue } from './redact.js';
+import { redact, redactMessage, redactValue } from './redact.js';
 
 export class RemoteBrowserError extends Error {
   override name = 'RemoteBrowserError';
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(redact(message), options);
+    super(redactMessage(message), options);
   }
 
   /** The fields `util.inspect` and `toJSON` show besides name, message and stack. */
@@ -258,6 +259,27 @@ export class ResponseValidationError extends RemoteBrowserError {
   }
 }
 
+/**
+ * A response body longer than this client accepts: a JSON body over the client's
+ * `maxResponseBytes`, or a download over its `maxBytes`. The rest is not read.
+ */
+export class ResponseTooLargeError extends RemoteBrowserError {
+  override name = 'ResponseTooLargeError';
+  /** The limit that was passed, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(what: string, limitBytes: number, option: string) {
+    super(
+      `${what}: the response body is larger than ${limitBytes} bytes (the \`${option}\` limit); the rest was not read`,
+    );
+    this.limitBytes = limitBytes;
+  }
+
+  protected override details(): Record<string, unknown> {
+    return { limitBytes: this.limitBytes };
+  }
+}
+
 /** Input rejected on this side, before any request: nothing was sent, nothing was charged. */
 export class RequestValidationError extends RemoteBrowserError {
   override name = 'RequestValidationError';
@@ -337,6 +359,10 @@ export const isAbortError = guard<AbortError>(AbortError, 'AbortError');
 export const isResponseValidationError = guard<ResponseValidationError>(
   ResponseValidationError,
   'ResponseValidationError',
+);
+export const isResponseTooLargeError = guard<ResponseTooLargeError>(
+  ResponseTooLargeError,
+  'ResponseTooLargeError',
 );
 export const isRequestValidationError = guard<RequestValidationError>(
   RequestValidationError,

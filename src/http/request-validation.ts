@@ -59,6 +59,17 @@ export function shown(value: unknown): string {
   return String(value);
 }
 
+/** Fields whose value is a credential: a rejected one is described by its type, never quoted. */
+const SECRET_FIELD = /pass(?:word|wd)?$|secret|token|api_?key|authorization/i;
+
+/** `a number`, `an object`: what a rejected secret is, without its value. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
 const ARTICLE: Record<string, string> = {
   string: 'a string',
   number: 'a number',
@@ -68,10 +79,14 @@ const ARTICLE: Record<string, string> = {
   array: 'an array',
 };
 
+const shownValue = shown;
+
 /** Words a zod issue with the allowed values and what was sent (the browser client's style). */
 export function describeIssue(issue: RequestIssue): string {
   // zod omits `input` only when the key is absent (undefined is never "reported").
   const missing = !('input' in issue) || issue.input === undefined;
+  const field = String(issue.path.at(-1) ?? '');
+  const shown = SECRET_FIELD.test(field) ? kindOf : shownValue;
   switch (issue.code) {
     case 'invalid_value': {
       const allowed = issue.values.map(String).join(', ');

@@ -10,7 +10,7 @@ import { VERSION } from '../version.js';
 import { type CallOptions, callScope, waitInScope } from './call-options.js';
 import { createDebug } from './debug.js';
 import { errorFromResponse, retryAfterOf, type ServiceName } from './error-mapping.js';
-import { ConnectionError, ResponseValidationError } from './errors.js';
+import { ConnectionError, ResponseTooLargeError, ResponseValidationError } from './errors.js';
 import { connectionHint, notTheApiHint } from './hints.js';
 import { nodeFs, nodeStream } from './node-builtins.js';
 import { RateLimitWait } from './rate-limit-wait.js';
@@ -63,7 +63,16 @@ export interface TransportOptions {
    * means the configured URL is not the API, and the error says so. Default: none.
    */
   staticRoutes?: readonly string[] | undefined;
+  /**
+   * Largest JSON response body (success or error) read, in bytes: a longer one (or a
+   * Content-Length above it) fails the call with a ResponseTooLargeError. Downloads have their
+   * own `maxBytes`. Default 16 MiB (16777216).
+   */
+  maxResponseBytes?: number | undefined;
 }
+
+/** The default `maxResponseBytes`: 16 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 export interface RequestSpec<T> extends CallOptions {
   method: HttpMethod;
@@ -96,6 +105,11 @@ export interface StreamToSpec extends StreamSpec {
   onData?: ((receivedBytes: number, contentLength: number | undefined) => void) | undefined;
   /** Ms the body may stay silent before the GET fails (undici's `bodyTimeout`). Default 300000. */
   idleTimeout?: number | undefined;
+  /**
+   * Largest body accepted, in bytes: a Content-Length above it, or more bytes than it (a
+   * server that streams forever), fails with a ResponseTooLargeError. Default: no limit.
+   */
+  maxBytes?: number | undefined;
 }
 
 export interface DownloadSpec extends StreamToSpec {
@@ -125,6 +139,7 @@ export class Transport {
   readonly #unprocessed: ReadonlySet<number>;
   readonly #maxRateLimitWaitMs: number;
   readonly #staticRoutes: readonly string[];
+  readonly #maxResponseBytes: number;
 
   constructor(options: TransportOptions) {
     this.service = options.service;
@@ -138,6 +153,7 @@ export class Transport {
     this.#unprocessed = new Set(options.unprocessedStatuses ?? []);
     this.#maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY;
     this.#staticRoutes = options.staticRoutes ?? [];
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
   /** Full URL of an API path with its query string. */
@@ -194,9 +210,10 @@ export class Transport {
             signal: scope.signal,
             dispatcher,
           });
-          text = await response.body.text();
+          text = await readCapped(response, this.#maxResponseBytes, spec.what);
         } catch (error) {
           slot?.release();
+          if (error instanceof ResponseTooLargeError) throw error;
           if (scope.signal.aborted) throw scope.abortError(spec.what);
           const neverSent = wasNeverSent(error);
           const delay =
@@ -321,7 +338,8 @@ export class Transport {
           if (statusCode >= 300) return errorBodyCollector((chunks) => (errorBody = chunks));
           const length = Number([got['content-length']].flat()[0]);
           const contentLength = Number.isFinite(length) && length >= 0 ? length : undefined;
-          sink = countedSink(open(), (bytes) => spec.onData?.(bytes, contentLength));
+          const onData = capped(spec);
+          sink = countedSink(open(), (bytes) => onData?.(bytes, contentLength));
           return sink.writable;
         },
       );
@@ -413,6 +431,50 @@ export class Transport {
       })),
     );
   }
+}
+
+/**
+ * `spec.onData` behind the download limit, which both download paths (the ring-buffer reader
+ * and the undici pipe) call after every piece: past `spec.maxBytes` (or with a Content-Length
+ * above it) it throws a ResponseTooLargeError, which fails the download.
+ */
+function capped(spec: StreamToSpec): StreamToSpec['onData'] {
+  const max = spec.maxBytes;
+  if (max === undefined) return spec.onData;
+  return (received, contentLength) => {
+    if (received > max || (contentLength !== undefined && contentLength > max)) {
+      throw new ResponseTooLargeError(spec.what, max, 'maxBytes');
+    }
+    spec.onData?.(received, contentLength);
+  };
+}
+
+/**
+ * A response body as text, read only up to `max` bytes: a Content-Length above it, or more
+ * bytes than it, throws a ResponseTooLargeError and destroys the rest of the body.
+ */
+async function readCapped(
+  response: Dispatcher.ResponseData,
+  max: number,
+  what: string,
+): Promise<string> {
+  const length = Number([response.headers['content-length']].flat()[0]);
+  const tooLarge = () => new ResponseTooLargeError(what, max, 'maxResponseBytes');
+  if (Number.isFinite(length) && length > max) {
+    response.body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > max) {
+      response.body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes).toString('utf8');
 }
 
 function parseBody(text: string): unknown {

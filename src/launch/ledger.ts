@@ -60,7 +60,7 @@ export function ledgerPath(): string {
 
 function append(line: LedgerLine): void {
   try {
-    nodeFs().mkdirSync(cacheDir(), { recursive: true });
+    nodeFs().mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
     nodeFs().appendFileSync(ledgerPath(), `${JSON.stringify(line)}\n`, { mode: 0o600 });
   } catch {
     // The ledger is a safety net: a read-only home must not fail a launch.

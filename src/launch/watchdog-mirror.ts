@@ -67,6 +67,7 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
       appendFileSync(
         options.ledger,
         `${JSON.stringify({ ...line, at: new Date().toISOString() })}\n`,
+        { mode: 0o600 },
       );
     } catch {
       // best effort: the ledger is a safety net (none given: nothing to write)

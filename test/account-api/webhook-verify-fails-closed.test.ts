@@ -181,6 +181,32 @@ describe('verifyWebhook fails closed on every malformed option', () => {
       rule: /must have read\(\) and sign\(\)/,
     },
     {
+      name: 'a sparse secret list with a hole first',
+      // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+      options: { secrets: [, SECRET], now: () => NOW },
+      field: 'options.secrets[0]',
+      rule: /must be a string, got undefined/,
+    },
+    {
+      name: 'a sparse secret list with a hole after a secret that matches',
+      // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+      options: { secrets: [SECRET, , SECRET], now: () => NOW },
+      field: 'options.secrets[1]',
+      rule: /must be a string, got undefined/,
+    },
+    {
+      name: 'a sparse secret list of holes only',
+      options: { secrets: new Array(2), now: () => NOW },
+      field: 'options.secrets[0]',
+      rule: /must be a string, got undefined/,
+    },
+    {
+      name: 'a secret list holding a non-string',
+      options: { secrets: [SECRET, 42], now: () => NOW },
+      field: 'options.secrets[1]',
+      rule: /must be a string, got number/,
+    },
+    {
       name: 'options that are not an object',
       options: SECRET,
       field: 'options',

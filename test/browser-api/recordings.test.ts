@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { extensionFor } from '../../src/browser-api/resources/recording-download.js';
-import { NotFoundError, TimeoutError } from '../../src/http/errors.js';
+import { NotFoundError, ResponseTooLargeError, TimeoutError } from '../../src/http/errors.js';
 import type { Handler, RecordedRequest } from '../helpers/http-server.js';
 import { type ApiFixture, ok, startApi, wirePath } from './api-server.js';
 
@@ -123,7 +123,52 @@ describe('recordings.downloadWhenPublished', () => {
   });
 });
 
+/** Answers the listing, and any signed URL with a 200 body that never ends (until the client goes). */
+function endless(list: () => unknown[]): Handler {
+  return (req, res) => {
+    if (req.url.startsWith('/api/v2/browser/')) return ok(list())(req, res);
+    res.writeHead(200, { 'content-type': 'video/webm' });
+    const piece = Buffer.alloc(64 * 1024, 1);
+    const more = () => {
+      while (!res.destroyed && res.write(piece));
+    };
+    res.on('drain', more);
+    more();
+  };
+}
+
 describe('recordings.download', () => {
+  it('ends a body that never ends past size_bytes and a margin, with a typed error and no file left', async () => {
+    f.server.respond(endless(() => [recording('r1', 'a', future())]));
+    const started = Date.now();
+    const error = await f.api.sessions.recordings
+      .download('s-endless', { dir })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    // size_bytes (256 KB) + 1 MiB: the default margin.
+    expect((error as ResponseTooLargeError).limitBytes).toBe(VIDEO.length + 1024 * 1024);
+    expect((error as Error).message).toMatch(
+      /^recordings\.download\(s-endless\): the response body is larger than \d+ bytes/,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await readdir(dir)).filter((name) => name.includes('s-endless'))).toEqual([]);
+  });
+
+  it('ends a streamed body past the maxBytes option with a typed error', async () => {
+    f.server.respond(endless(() => [recording('r1', 'a', future())]));
+    const sink = new PassThrough();
+    let written = 0;
+    sink.on('data', (chunk: Buffer) => {
+      written += chunk.length;
+    });
+    const error = await f.api.sessions.recordings
+      .download('s-endless', { stream: sink }, { maxBytes: 100_000 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as ResponseTooLargeError).limitBytes).toBe(100_000);
+    expect(written).toBeLessThanOrEqual(100_000 + 64 * 1024);
+  });
+
   it('fails the download, leaving no file, when onProgress throws', async () => {
     f.server.respond(
       storage(
@@ -221,6 +266,31 @@ describe('recordings.download', () => {
     expect((await readdir(dir)).filter((n) => n.startsWith('s-4') || n.includes('.part'))).toEqual(
       [],
     );
+  });
+
+  it('saves recordings whose ids differ only in unsafe characters to distinct files', async () => {
+    const ids = ['r/1', 'r?1', 'r:1', 'r_1'];
+    const listed = ids.map((id, i) => ({
+      ...recording(`x${i}`, 'a', future(), i === 0),
+      id,
+    }));
+    f.server.respond(
+      storage(
+        () => listed,
+        () => true,
+      ),
+    );
+    const out = await f.api.sessions.recordings.download('s-16', { dir });
+    const paths = out.map((d) => d.path);
+    expect(new Set(paths).size).toBe(ids.length);
+    // A safe id keeps its plain name; a sanitised one gets a short hash of the raw id.
+    expect(paths[3]).toBe(join(dir, 's-16-r_1.webm'));
+    for (const path of paths.slice(0, 3)) {
+      expect(path).toMatch(/s-16-r_1-[0-9a-f]{8}\.webm$/);
+    }
+    const files = (await readdir(dir)).filter((name) => name.startsWith('s-16-'));
+    expect(files.sort()).toEqual(paths.map((p) => p.slice(dir.length + 1)).sort());
+    for (const path of paths) expect((await readFile(path)).equals(VIDEO)).toBe(true);
   });
 
   it('writes the primary recording to a stream target', async () => {

@@ -116,6 +116,22 @@ describe('sessions.create', () => {
     expect(f.server.requests).toHaveLength(0);
   });
 
+  it('never quotes back a proxy_password that is not a string, only its type', async () => {
+    for (const [value, type] of [
+      [918273, 'a number'],
+      [true, 'a boolean'],
+      [{ pw: 'inner-secret' }, 'an object'],
+    ] as const) {
+      const error = await rejection(f.api.sessions.create({ proxy_password: value as never }));
+      expect(error.field).toBe('proxy_password');
+      expect(error.message).toBe(
+        `sessions.create: invalid request: proxy_password: must be a string (got ${type})`,
+      );
+      expect(inspect(error)).not.toContain('918273');
+    }
+    expect(f.server.requests).toHaveLength(0);
+  });
+
   it('passes unknown request keys through to the service', async () => {
     f.server.respond(ok(created));
     await f.api.sessions.create({ future_flag: 1 } as never);
@@ -256,16 +272,17 @@ describe('sessions reads and end', () => {
   });
 
   it('gets a session, its connection and its pages by id, encoding the id', async () => {
+    const id = 'a?b#c d';
     f.server.respond(
       ok({
-        id: 'a/b',
+        id,
         status: 'ended',
         created_at: '2025-01-01T00:00:00Z',
         ended_at: '2025-01-01T00:05:00Z',
         config: {},
       }),
       ok({
-        id: 'a/b',
+        id,
         status: 'running',
         cdp_url: CDP_URL,
         debugger_address: '127.0.0.1:1',
@@ -274,17 +291,17 @@ describe('sessions reads and end', () => {
       }),
       ok([{ id: 'p1', title: 'T', type: 'page', url: 'about:blank' }]),
     );
-    const session = await f.api.sessions.retrieve('a/b');
+    const session = await f.api.sessions.retrieve(id);
     expect(session.ended_at).toBe('2025-01-01T00:05:00Z');
     expect(session.cdp_url).toBeUndefined();
-    await f.api.sessions.connection('a/b');
-    expect(await f.api.sessions.pages('a/b')).toEqual([
+    await f.api.sessions.connection(id);
+    expect(await f.api.sessions.pages(id)).toEqual([
       { id: 'p1', title: 'T', type: 'page', url: 'about:blank' },
     ]);
     expect(f.server.requests.map((r) => `${r.method} ${wirePath(r)}`)).toEqual([
-      'GET /sessions/a%2Fb',
-      'GET /sessions/a%2Fb/connection',
-      'GET /sessions/a%2Fb/pages',
+      'GET /sessions/a%3Fb%23c%20d',
+      'GET /sessions/a%3Fb%23c%20d/connection',
+      'GET /sessions/a%3Fb%23c%20d/pages',
     ]);
   });
 
@@ -328,6 +345,22 @@ describe('sessions reads and end', () => {
     }
     expect(f.server.requests).toHaveLength(0);
   });
+
+  it.each(['..', '.', 'a/b', '../../profiles', 'a\\b'])(
+    'refuses the id %j, which would change the route, before sending anything',
+    async (id) => {
+      for (const call of [
+        () => f.api.sessions.end(id),
+        () => f.api.sessions.retrieve(id),
+        () => f.api.sessions.pages(id),
+      ]) {
+        const error = await rejection(call());
+        expect(error.field).toBe('id');
+        expect(error.message).toMatch(/id: must not be|id: must be a single path segment/);
+      }
+      expect(f.server.requests).toHaveLength(0);
+    },
+  );
 
   it('names a broken documented field of a session summary', async () => {
     f.server.respond(ok([{ id: 's-1', status: 'gone', created_at: 'x', config: {} }]));

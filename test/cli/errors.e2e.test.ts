@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { chmod, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,50 @@ describe('emulator command', () => {
     expect((await stat(join(dir, '.env'))).mode & 0o077).toBe(0);
     // The emulator stopped with the command.
     await expect(fetch(`${child.url}/_emulator/state`)).rejects.toThrow();
+  });
+});
+
+describe('emulator --write-env on a shared machine', () => {
+  it('refuses to write through a symbolic link, leaving its target alone and running nothing', async () => {
+    const dir = await tempDir('cli-emu-link-');
+    const victim = join(dir, 'victim');
+    await writeFile(victim, 'untouched\n');
+    await symlink(victim, join(dir, '.env'));
+    const ran = join(dir, 'ran');
+    const r = await runCli(
+      [
+        'emulator',
+        '--port',
+        '0',
+        '--write-env',
+        '.env',
+        '--',
+        process.execPath,
+        '-e',
+        `require('fs').writeFileSync(${JSON.stringify(ran)}, 'x')`,
+      ],
+      {},
+      { cwd: dir },
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/--write-env: .*\.env is a symbolic link; refusing to write through it/);
+    expect(await readFile(victim, 'utf8')).toBe('untouched\n');
+    await expect(stat(ran)).rejects.toThrow();
+  });
+
+  it('makes an existing world-readable file owner-only (0600)', async () => {
+    const dir = await tempDir('cli-emu-mode-');
+    const env = join(dir, '.env');
+    await writeFile(env, 'OLD=1\n');
+    await chmod(env, 0o644);
+    const r = await runCli(
+      ['emulator', '--port', '0', '--write-env', '.env', '--', process.execPath, '-e', '0'],
+      {},
+      { cwd: dir },
+    );
+    expect(r.code).toBe(0);
+    expect((await stat(env)).mode & 0o777).toBe(0o600);
+    expect(await readFile(env, 'utf8')).toMatch(/^REMOTE_BROWSER_URL=/);
   });
 });
 

@@ -82,3 +82,52 @@ describe('resolveAccountConfig', () => {
     ).toBe('https://a.example');
   });
 });
+
+describe('a plain-http baseUrl', () => {
+  /** The RemoteBrowserWarning lines `run` emits, collected from the process's own 'warning' event. */
+  async function warningsOf(run: () => void): Promise<Error[]> {
+    const seen: Error[] = [];
+    const listener = (warning: Error) => {
+      if (warning.name === 'RemoteBrowserWarning') seen.push(warning);
+    };
+    process.on('warning', listener);
+    try {
+      run();
+      // Node emits warnings on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listener);
+    }
+    return seen;
+  }
+
+  it('to a host that is not loopback warns once with a stable code, naming no secret', async () => {
+    const token = 'insecure-token-777';
+    const warnings = await warningsOf(() => {
+      for (let i = 0; i < 3; i++) {
+        resolveBrowserConfig({ token, baseUrl: 'http://browser.insecure.example:8080/' }, {});
+      }
+      resolveAccountConfig({ apiKey: token, baseUrl: 'http://browser.insecure.example:8080' }, {});
+    });
+    expect(warnings).toHaveLength(1);
+    expect((warnings[0] as Error & { code?: string }).code).toBe('REMOTE_BROWSER_INSECURE_URL');
+    expect(warnings[0]?.message).toMatch(
+      /^baseUrl \(or REMOTE_BROWSER_URL\) http:\/\/browser\.insecure\.example:8080 is plain http to a host that is not loopback: /,
+    );
+    expect(warnings[0]?.message).not.toContain(token);
+  });
+
+  it.each([
+    'http://127.0.0.1:9',
+    'http://127.8.9.10',
+    'http://localhost:8787',
+    'http://api.localhost',
+    'http://[::1]:9',
+    'https://browser.secure.example',
+  ])('to %s stays silent', async (baseUrl) => {
+    const warnings = await warningsOf(() =>
+      resolveBrowserConfig({ token: 'tok-123456', baseUrl }, {}),
+    );
+    expect(warnings).toEqual([]);
+  });
+});

@@ -149,6 +149,13 @@ describe('checkCommonOptions and optionsRoot', () => {
     expect(issues({ retry: { maxRetryAfterMs: Number.POSITIVE_INFINITY } })).toEqual([]);
   });
 
+  it('takes maxResponseBytes as a positive integer only', () => {
+    expect(issues({ maxResponseBytes: 1024 })).toEqual([]);
+    for (const bad of [0, -1, 1.5, '16MB', Number.NaN]) {
+      expect(issues({ maxResponseBytes: bad })).toEqual(['maxResponseBytes']);
+    }
+  });
+
   it('takes an object or nothing as the options root', () => {
     const options = { a: 1 };
     expect(optionsRoot('w', options)).toBe(options);
@@ -220,6 +227,27 @@ describe('parseRequest and describeIssue', () => {
     ]);
     expect(issuesOf(() => parseWire('w', z.string(), {}))).toEqual([
       { path: 'body', message: 'must be a string (got an object)' },
+    ]);
+  });
+
+  it('describes a rejected secret field by its type, never its value', () => {
+    const secretSchema = z.object({
+      proxy_password: z.string(),
+      api_key: z.string(),
+      nested: z.object({ token: z.string() }),
+    });
+    expect(
+      issuesOf(() =>
+        parseWire('w', secretSchema, {
+          proxy_password: 918273,
+          api_key: false,
+          nested: { token: 4242 },
+        }),
+      ),
+    ).toEqual([
+      { path: 'proxy_password', message: 'must be a string (got a number)' },
+      { path: 'api_key', message: 'must be a string (got a boolean)' },
+      { path: 'nested.token', message: 'must be a string (got a number)' },
     ]);
   });
 

@@ -34,20 +34,28 @@ describe('redact', () => {
     expect(redact('wss://user:pw@host/x')).toBe('wss://[REDACTED]@host/x');
   });
 
+  it('removes a secret field whole, escaped quotes inside it included', () => {
+    expect(redact('{"password":"a\\"b\\\\c","next":1}')).toBe('{"password":"[REDACTED]","next":1}');
+    expect(redact('{"token":"never closed')).toBe('{"token":"[REDACTED]');
+  });
+
   it('is idempotent', () => {
     const once = redact('ws://h/?token=abc Bearer xyz');
     expect(redact(once)).toBe(once);
   });
 
-  it('leaves ordinary text and short registered values alone', () => {
-    registerSecret('abc');
+  it('leaves ordinary text alone', () => {
     expect(redact('abc is not a secret; tokens=3')).toBe('abc is not a secret; tokens=3');
   });
 
-  it('registers a value from six characters on, the shortest a secret may be', () => {
-    registerSecret('abcde');
+  it('removes a registered secret of under six characters only where it stands whole', () => {
+    registerSecret('pw1');
     registerSecret('k3y-42');
-    expect(redact('abcde k3y-42')).toBe(`abcde ${REDACTED}`);
+    expect(redact('password pw1 rejected; "proxy_password":"pw1", x=pw1&y')).toBe(
+      `password ${REDACTED} rejected; "proxy_password":"${REDACTED}", x=${REDACTED}&y`,
+    );
+    // Inside a longer word or value it is ordinary text.
+    expect(redact('upw1 pw12 pw1-a a.pw1 k3y-42')).toBe(`upw1 pw12 pw1-a a.pw1 ${REDACTED}`);
   });
 
   it('removes a secret that contains another registered earlier whole, leaving no tail of it', () => {
@@ -61,6 +69,74 @@ describe('redact', () => {
     clearRegisteredSecrets();
     expect(redact('forgotten-secret')).toBe('forgotten-secret');
   });
+});
+
+describe('redact on hostile input', () => {
+  it.each([
+    ['dotted words', 'a.'],
+    ['scheme-like words', 'ab+'],
+    ['unclosed secret fields', '"token":"x'],
+    ['bearer words', 'Bearer '],
+    ['query parameters', '?token=&'],
+  ])('stays linear in its input: 1 MB of %s in well under a second', (_name, unit) => {
+    registerSecret('planted-secret-0001');
+    const text = `planted-secret-0001 ${unit.repeat(Math.ceil(1_000_000 / unit.length))}`;
+    const started = performance.now();
+    const out = redact(text);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(out.startsWith(`${REDACTED} `)).toBe(true);
+    expect(out).not.toContain('planted-secret-0001');
+  });
+});
+
+describe('secrets with quotes and backslashes', () => {
+  const secrets = [
+    'quux"zorp\\flim-1',
+    "quux'zorp-flim",
+    'quux"zorp\'flim`blat',
+    'quux\\zorp\\flim',
+  ];
+  /** The secret's letters, which show through any escaping of it. */
+  const fragments = (secret: string) => secret.split(/[^a-z]+/).filter((f) => f.length >= 4);
+
+  it.each(secrets)('removes %s raw, JSON-escaped and util.inspect-escaped', (secret) => {
+    registerSecret(secret);
+    for (const form of [
+      secret,
+      JSON.stringify(secret),
+      JSON.stringify(JSON.stringify(secret)),
+      inspect(secret),
+      inspect({ s: secret }),
+      inspect([[secret]]),
+    ]) {
+      const out = redact(form);
+      expect(out).toContain(REDACTED);
+      for (const fragment of fragments(secret)) expect(out).not.toContain(fragment);
+    }
+  });
+
+  it.each(secrets)(
+    'never shows %s through util.inspect or JSON.stringify of an error',
+    (secret) => {
+      registerSecret(secret);
+      const error = new BadRequestError({
+        status: 400,
+        method: 'POST',
+        path: '/api/v2/browser/sessions',
+        message: `bad ${secret}`,
+        body: { error: `bad ${secret}`, echo: [secret], nested: { deep: { value: secret } } },
+      });
+      for (const text of [
+        error.message,
+        inspect(error, { depth: 10 }),
+        JSON.stringify(error),
+        JSON.stringify({ wrapped: error }),
+        String(error),
+      ]) {
+        for (const fragment of fragments(secret)) expect(text).not.toContain(fragment);
+      }
+    },
+  );
 });
 
 describe('redactValue', () => {

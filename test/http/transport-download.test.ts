@@ -17,6 +17,7 @@ import {
   ApiError,
   ConnectionError,
   NotFoundError,
+  ResponseTooLargeError,
   TimeoutError,
 } from '../../src/http/errors.js';
 import { type DownloadSpec, Transport } from '../../src/http/transport.js';
@@ -405,6 +406,34 @@ describe('Transport.download (through its own pool)', () => {
     await expect.poll(() => closed).toBe(2);
   });
 
+  it('ends a body that never ends past maxBytes with a typed error, and one whose Content-Length is over it at once', async () => {
+    const { origin } = await httpServer((req, res) => {
+      if (req.url?.startsWith('/long')) {
+        res.writeHead(200, { 'content-length': 10_000_000 });
+        res.write(Buffer.alloc(1000));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'video/webm' });
+      const piece = Buffer.alloc(64 * 1024, 1);
+      const more = () => {
+        while (!res.destroyed && res.write(piece));
+      };
+      res.on('drain', more);
+      more();
+    });
+    const endless = await get(origin, 'endless', { maxBytes: 1_000_000 }).catch((e: unknown) => e);
+    expect(endless).toBeInstanceOf(ResponseTooLargeError);
+    expect((endless as ResponseTooLargeError).limitBytes).toBe(1_000_000);
+    expect((endless as Error).message).toMatch(
+      /^download: the response body is larger than 1000000 bytes \(the `maxBytes` limit\)/,
+    );
+    const declared = await get(origin, 'declared', {
+      url: `${origin}/long?s=1`,
+      maxBytes: 5000,
+    }).catch((e: unknown) => e);
+    expect(declared).toBeInstanceOf(ResponseTooLargeError);
+  });
+
   it('fails a download whose onData throws, with that error', async () => {
     const { origin } = await httpServer((_req, res) => res.end('abc'));
     const error = await get(origin, 'throws', {
@@ -466,6 +495,33 @@ describe('Transport.download through a dispatcher of the caller', () => {
       expect([got.status, got.bytes, progress.at(-1)]).toEqual([200, 6, 6]);
       expect((await readFile(file('dispatched'))).toString()).toBe('abcdef');
       expect(dispatched).toBe(1);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('ends a body that never ends past maxBytes through that dispatcher too', async () => {
+    const { origin } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/webm' });
+      const piece = Buffer.alloc(64 * 1024, 1);
+      const more = () => {
+        while (!res.destroyed && res.write(piece));
+      };
+      res.on('drain', more);
+      more();
+    });
+    const agent = new Agent();
+    try {
+      const error = await transport(origin, { dispatcher: agent })
+        .download({
+          url: `${origin}/v?s=1`,
+          what: 'download',
+          path: file('endless-d'),
+          maxBytes: 500_000,
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect((error as ResponseTooLargeError).limitBytes).toBe(500_000);
     } finally {
       await agent.close();
     }

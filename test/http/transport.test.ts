@@ -6,8 +6,10 @@ import { z } from 'zod';
 import { setDebugSink } from '../../src/http/debug.js';
 import {
   AbortError,
+  BadRequestError,
   ConnectionError,
   RateLimitError,
+  ResponseTooLargeError,
   ResponseValidationError,
   ServiceUnavailableError,
   TimeoutError,
@@ -279,5 +281,97 @@ describe('Transport', () => {
     expect(await text(body)).toBe('abcd');
     expect(service.server.requests[0]?.headers.authorization).toBeUndefined();
     expect(service.server.requests[0]?.headers.range).toBe('bytes=0-3');
+  });
+});
+
+describe('Transport against a hostile service', () => {
+  it.each([
+    ['80 KB', 80_000],
+    ['1 MB', 1_000_000],
+  ])(
+    'maps a %s error body of dotted words to a typed, redacted error in well under a second',
+    async (_size, bytes) => {
+      registerSecret(TOKEN);
+      try {
+        const hostile = `${TOKEN} Bearer ${TOKEN} ${'a.'.repeat(bytes / 2)}`;
+        service.server.respond(json(400, { error: hostile, echo: hostile }));
+        const t = browserTransport({ retry: { retries: 0 } });
+        const started = performance.now();
+        const error = await t
+          .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BadRequestError);
+        const message = (error as BadRequestError).message;
+        expect(message.length).toBeLessThan(8 * 1024 + 200);
+        expect(message).toMatch(/more characters cut\)$/);
+        expect(message).not.toContain(TOKEN);
+        expect(message).toContain('[REDACTED] Bearer [REDACTED] a.a.');
+        expect(performance.now() - started).toBeLessThan(1000);
+      } finally {
+        clearRegisteredSecrets();
+      }
+    },
+  );
+
+  it('maps a 1 MB 402 of digits to its typed error in well under a second', async () => {
+    service.server.respond(json(402, { error: `${'1'.repeat(1_000_000)} x` }));
+    const t = browserTransport({ retry: { retries: 0 } });
+    const started = performance.now();
+    const error = await t
+      .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe('PaymentRequiredError');
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('Transport body limits', () => {
+  /** A 200 JSON body that never ends: `{"data":"xxxx…` until the client goes. */
+  const endlessJson = (status = 200) =>
+    ((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.write('{"data":"');
+      const piece = 'x'.repeat(64 * 1024);
+      const more = () => {
+        while (!res.destroyed && res.write(piece));
+      };
+      res.on('drain', more);
+      more();
+    }) as Parameters<typeof service.server.respond>[0];
+
+  it('ends a JSON body that never ends at the default 16 MiB with a typed error', async () => {
+    service.server.respond(endlessJson());
+    const t = browserTransport({ retry: { retries: 0 } });
+    const error = await t
+      .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as ResponseTooLargeError).limitBytes).toBe(16 * 1024 * 1024);
+    expect((error as Error).message).toBe(
+      'sessions.list: the response body is larger than 16777216 bytes (the `maxResponseBytes` limit); the rest was not read',
+    );
+  });
+
+  it('refuses a JSON body over maxResponseBytes, by Content-Length or by count, error statuses too', async () => {
+    const big = { data: 'y'.repeat(5000) };
+    service.server.respond(json(200, big), endlessJson(500));
+    const t = browserTransport({ maxResponseBytes: 4096, retry: { retries: 0 } });
+    for (let i = 0; i < 2; i++) {
+      const error = await t
+        .request({ method: 'GET', path: '/sessions', what: 'sessions.list' })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect((error as ResponseTooLargeError).limitBytes).toBe(4096);
+    }
+    expect(service.server.requests).toHaveLength(2);
+  });
+
+  it('reads a JSON body of exactly maxResponseBytes', async () => {
+    const body = JSON.stringify({ data: 'z'.repeat(100) });
+    service.server.respond(json(200, { data: 'z'.repeat(100) }));
+    const t = browserTransport({ maxResponseBytes: Buffer.byteLength(body) });
+    expect(await t.request({ method: 'GET', path: '/sessions', what: 'sessions.list' })).toBe(
+      'z'.repeat(100),
+    );
   });
 });

@@ -108,6 +108,7 @@ describe('writing lines', () => {
     recordCreating(intent('i-1'));
     recordCreateSettled('i-1');
     expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
+    expect(statSync(cacheDir()).mode & 0o777).toBe(0o700);
     const written = lines();
     expect(written.map((l) => l.op)).toEqual([
       'created',

@@ -5,7 +5,7 @@
  */
 
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -55,6 +55,21 @@ const intentAt = (at: Date, targeting: Record<string, string> = {}, intent = 'i-
   intent,
   at: at.toISOString(),
   targeting,
+});
+
+describe('the ledger file', () => {
+  it('is created owner-only (0600) by the first line the watchdog appends', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const mirror = mirrorOf();
+      mirror.receive({ add: service.createSession('').id });
+      await mirror.parentGone();
+    } finally {
+      process.umask(previous);
+    }
+    expect(ledgerLines().length).toBeGreaterThan(0);
+    expect(statSync(ledger).mode & 0o777).toBe(0o600);
+  });
 });
 
 describe('what the mirror holds', () => {

@@ -28,6 +28,12 @@ export interface DownloadOptions extends CallOptions {
   onProgress?: ((progress: DownloadProgress) => void) | undefined;
   /** Milliseconds for the whole download, listing included. Default 600000; 0 for none. */
   timeout?: number | undefined;
+  /**
+   * Largest recording accepted, in bytes: a longer body (a server that streams forever) fails
+   * with a ResponseTooLargeError and leaves no file. Default: the recording's `size_bytes`
+   * plus 10%, and at least 1 MiB more.
+   */
+  maxBytes?: number | undefined;
 }
 
 export interface StreamedRecording {
@@ -73,8 +79,15 @@ export function extensionFor(contentType: string | undefined): string {
   return subtype && /^[a-z0-9-]{1,12}$/.test(subtype) ? subtype : 'bin';
 }
 
+/**
+ * `id` as part of a file name: unsafe characters become `_`, and when that changed anything, a
+ * short hash of the raw id follows (`r/1` → `r_1-<8 hex>`), so ids that differ only in unsafe
+ * characters never share a file name and never replace each other's recording.
+ */
 function fileSafe(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_');
+  const safe = id.replace(/[^A-Za-z0-9._-]/g, '_');
+  if (safe === id) return id;
+  return `${safe}-${nodeCrypto().createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
 }
 
 function header(
@@ -83,6 +96,11 @@ function header(
 ): string | undefined {
   const value = response.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The default `maxBytes` of one recording: its `size_bytes` with a margin. */
+function sizeLimit(recording: Recording): number {
+  return recording.size_bytes + Math.max(Math.ceil(recording.size_bytes / 10), 1024 * 1024);
 }
 
 function expired(recording: Recording): boolean {
@@ -169,9 +187,10 @@ async function save(
       receivedBytes,
       totalBytes: contentLength ?? recording.size_bytes,
     });
+  const maxBytes = options.maxBytes ?? sizeLimit(recording);
   if ('stream' in target) {
     const got = await transport.streamTo(
-      { url: recording.video_url, what, signal, onData: progress },
+      { url: recording.video_url, what, signal, onData: progress, maxBytes },
       () => target.stream,
     );
     const contentType = header(got, 'content-type');
@@ -191,6 +210,7 @@ async function save(
       signal,
       path: temp,
       onData: progress,
+      maxBytes,
     });
     const contentType = header(got, 'content-type');
     const path = join(dir, `${base}.${extensionFor(contentType)}`);

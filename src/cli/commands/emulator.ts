@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import type { EmulatorHandle, EmulatorOptions } from '../../emulator/index.js';
 import { isLoopbackHost } from '../../emulator/own-origin.js';
 import { runChild } from '../child.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
 import { act, integer, type Options, type Runtime } from '../kit.js';
 import type { Output } from '../output.js';
 
@@ -96,7 +96,12 @@ export function register(program: Command, rt: Runtime): void {
         const running = await runEmulatorForeground(options, {
           stdout: (line) => out.unredacted(line),
         });
-        await writeEnv(rt, out, running.handle, opts);
+        try {
+          await writeEnv(rt, out, running.handle, opts);
+        } catch (error) {
+          await running.handle.close();
+          throw error;
+        }
         await running.closed;
         return 0;
       }),
@@ -144,6 +149,11 @@ function envOf(handle: EmulatorHandle): Record<string, string> {
   };
 }
 
+/**
+ * Writes the dotenv file owner-only (0600, an existing file too), and never through a symbolic
+ * link: another local user's link in a shared directory must not redirect the credentials
+ * (lstat first for a clear error, then O_NOFOLLOW where the platform has it, against a race).
+ */
 async function writeEnv(
   rt: Runtime,
   out: Output,
@@ -151,12 +161,29 @@ async function writeEnv(
   opts: Options,
 ): Promise<void> {
   if (typeof opts.writeEnv !== 'string') return;
-  const { writeFile } = await import('node:fs/promises');
+  const { lstat, open } = await import('node:fs/promises');
+  const { constants } = await import('node:fs');
   const { resolve } = await import('node:path');
   const path = resolve(rt.io.cwd ?? process.cwd(), opts.writeEnv);
+  const symlink = () =>
+    new CliError(`--write-env: ${path} is a symbolic link; refusing to write through it`, {
+      hint: 'remove the link, or name a regular file',
+    });
+  const existing = await lstat(path).catch(() => undefined);
+  if (existing?.isSymbolicLink()) throw symlink();
   const lines = Object.entries(envOf(handle)).map(([key, value]) => `${key}=${value}`);
-  // Owner-only: the file holds credentials (throwaway ones, but still).
-  await writeFile(path, `${lines.join('\n')}\n`, { mode: 0o600 });
+  const flags =
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+  const file = await open(path, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'ELOOP' ? symlink() : error;
+  });
+  try {
+    // Owner-only: the file holds credentials (throwaway ones, but still).
+    await file.chmod(0o600);
+    await file.writeFile(`${lines.join('\n')}\n`);
+  } finally {
+    await file.close();
+  }
   out.note(
     `# wrote ${path} (load it with \`set -a; . ${opts.writeEnv}; set +a\` or \`node --env-file=${opts.writeEnv}\`)`,
   );

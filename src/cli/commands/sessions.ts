@@ -4,6 +4,7 @@ import type { BrowserApi } from '../../browser-api/index.js';
 import { withBrowserApi } from '../clients.js';
 import { CliError, usageError } from '../errors.js';
 import { act, integer, oneOf, type Runtime, withJson, withSecrets } from '../kit.js';
+import { openInBrowser } from '../open-url.js';
 import type { Output } from '../output.js';
 import { spinner } from '../progress.js';
 import { targetingOf, withTargeting } from '../targeting.js';
@@ -275,24 +276,4 @@ async function endSessions(
 
 function colourStatus(out: Output, status: string): string {
   return status === 'running' ? out.paint.green(status) : out.paint.dim(status);
-}
-
-async function openInBrowser(url: string): Promise<void> {
-  const { spawn } = await import('node:child_process');
-  const [cmd, args] =
-    process.platform === 'darwin'
-      ? ['open', [url]]
-      : process.platform === 'win32'
-        ? ['cmd', ['/c', 'start', '', url]]
-        : ['xdg-open', [url]];
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
-    child.once('error', () =>
-      reject(new CliError(`could not run ${cmd}`, { hint: 'open the printed URL yourself' })),
-    );
-    child.once('spawn', () => {
-      child.unref();
-      resolve();
-    });
-  });
 }
