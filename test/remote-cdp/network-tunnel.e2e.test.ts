@@ -1,0 +1,156 @@
+/**
+ * exposeNetwork end to end: a dev server on the client's loopback, a real Chromium behind the
+ * emulator, real playwright-core and puppeteer-core. Each dev-server request records whether it
+ * came from this process (the tunnel) or from Chromium itself.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserApi } from '../../src/browser-api/index.js';
+import { launchRemote } from '../../src/playwright/index.js';
+import { launchRemote as launchPuppeteer } from '../../src/puppeteer/index.js';
+import { type DevServer, startDevServer } from '../helpers/dev-server.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { startLoopbackSite } from '../helpers/loopback-site.js';
+
+const env = useEmulatorAndSite({ ffmpegPath: false });
+let dev: DevServer;
+let api: BrowserApi;
+
+beforeEach(async () => {
+  dev = await startDevServer();
+  api = await env.newAccountApi();
+});
+afterEach(async () => {
+  await dev.close();
+  await api.close();
+});
+
+const paths = () => dev.requests.map((r) => `${r.method} ${r.path}`);
+
+describe('exposeNetwork through Playwright', () => {
+  it('serves a dev-server page with its CSS, image and fetch from the client by default', async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+      await page.goto(`${dev.origin}/`);
+      await expect.poll(() => page.title()).toBe('POST ping');
+      expect(await page.$eval('h1', (h) => getComputedStyle(h).color)).toBe('rgb(1, 2, 3)');
+      expect(await page.$eval('#img', (i) => (i as HTMLImageElement).naturalWidth)).toBe(1);
+      expect(paths()).toEqual(
+        expect.arrayContaining(['GET /', 'GET /style.css', 'GET /img.png', 'POST /api/echo']),
+      );
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('hands a 302 with cookies to the browser, keeps HttpOnly and sends page-set cookies back', async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto(`${dev.origin}/login`);
+      expect(page.url()).toBe(`${dev.origin}/account`);
+      expect(await page.title()).toBe('signed in');
+      expect(
+        await page.evaluate(() => (window as { visibleCookies?: string }).visibleCookies),
+      ).toBe('theme=dark; js=1');
+      const cookie = await page.evaluate(() => fetch('/whoami').then((r) => r.text()));
+      expect(cookie).toBe('sid=s3cret; theme=dark; js=1');
+      expect(paths()).toEqual(['GET /login', 'GET /account', 'GET /whoami']);
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("lets the user's page.route() answer an exposed request before the tunnel", async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.route('**/api/echo', (route) => route.fulfill({ body: 'routed' }));
+      await page.goto(`${dev.origin}/`);
+      await expect.poll(() => page.title()).toBe('routed');
+      expect(paths()).not.toContain('POST /api/echo');
+      expect(paths()).toContain('GET /');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("with exposeNetwork '' no request of the browser comes from the client", async () => {
+    const browser = await launchRemote({ api, exposeNetwork: '' });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      // On a remote browser the dev server is out of reach; on a shared machine Chromium reaches
+      // it itself: either way nothing goes through the client.
+      await page.goto(`${dev.origin}/`).catch(() => {});
+      expect(dev.requests.filter((r) => r.fromClient)).toEqual([]);
+      // The shared machine: Chromium's own requests are told apart from the client's.
+      expect(dev.requests.length).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('refuses the fetch, image and iframe of a page on a host that is not exposed, but follows its navigation back', async () => {
+    const hostile = await startLoopbackSite({
+      '/': `<!doctype html><title>hostile</title>
+<img src="${dev.origin}/img.png"><iframe src="${dev.origin}/"></iframe>
+<img referrerpolicy="no-referrer" src="${dev.origin}/img.png?nr">
+<script>fetch('${dev.origin}/api/echo', { method: 'POST', body: 'steal' }).then(() => { document.title = 'reached'; }, () => { document.title = 'refused'; });</script>
+<a id="back" href="${dev.origin}/account">back</a>`,
+    });
+    // 127.0.0.1 is the hostile "internet" host: only localhost:<dev port> is exposed.
+    const browser = await launchRemote({ api, exposeNetwork: `localhost:${dev.port}` });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto(hostile.url('/'));
+      await expect.poll(() => page.title()).toBe('refused');
+      await page.waitForLoadState('load');
+      expect(dev.requests).toEqual([]);
+      await page.click('#back');
+      await page.waitForURL(`${dev.origin}/account`);
+      expect(paths()).toEqual(['GET /account']);
+      expect(dev.requests[0]?.fromClient).toBe(true);
+    } finally {
+      await browser.close();
+      await hostile.close();
+    }
+  });
+});
+
+describe('exposeNetwork through Puppeteer', () => {
+  it('serves a dev-server page with its CSS, image and fetch from the client by default', async () => {
+    const browser = await launchPuppeteer({ api });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${dev.origin}/`);
+      await page.waitForFunction(() => document.title === 'POST ping');
+      expect(await page.$eval('#img', (i) => (i as HTMLImageElement).naturalWidth)).toBe(1);
+      expect(paths()).toEqual(
+        expect.arrayContaining(['GET /', 'GET /style.css', 'GET /img.png', 'POST /api/echo']),
+      );
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("lets the user's request interception answer an exposed request before the tunnel", async () => {
+    const browser = await launchPuppeteer({ api });
+    try {
+      const page = await browser.newPage();
+      await page.setRequestInterception(true);
+      page.on('request', (request) => {
+        if (request.url().endsWith('/api/echo')) void request.respond({ body: 'intercepted' });
+        else void request.continue();
+      });
+      await page.goto(`${dev.origin}/`);
+      await page.waitForFunction(() => document.title === 'intercepted');
+      expect(paths()).not.toContain('POST /api/echo');
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+});
