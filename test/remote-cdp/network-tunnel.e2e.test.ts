@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
-import { launchRemote } from '../../src/playwright/index.js';
-import { launchRemote as launchPuppeteer } from '../../src/puppeteer/index.js';
+import { chromium, createSessionPool, launchRemote } from '../../src/playwright/index.js';
+import { launchRemote as launchPuppeteer, puppeteer } from '../../src/puppeteer/index.js';
 import { type DevServer, startDevServer } from '../helpers/dev-server.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { startLoopbackSite } from '../helpers/loopback-site.js';
@@ -24,7 +24,9 @@ afterEach(async () => {
   await api.close();
 });
 
-const paths = () => dev.requests.map((r) => `${r.method} ${r.path}`);
+/** The dev server's requests, Chromium's own favicon fetch left out. */
+const paths = () =>
+  dev.requests.map((r) => `${r.method} ${r.path}`).filter((p) => p !== 'GET /favicon.ico');
 
 describe('exposeNetwork through Playwright', () => {
   it('serves a dev-server page with its CSS, image and fetch from the client by default', async () => {
@@ -151,6 +153,55 @@ describe('exposeNetwork through Puppeteer', () => {
       expect(dev.requests.every((r) => r.fromClient)).toBe(true);
     } finally {
       await browser.close();
+    }
+  });
+});
+
+describe('exposeNetwork through the drop-ins and the session pool', () => {
+  it('serves the dev server to the drop-in chromium.launch() and honours remote.exposeNetwork', async () => {
+    const browser = await chromium.launch({ remote: { api } });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto(`${dev.origin}/login`);
+      expect(await page.title()).toBe('signed in');
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+    const before = dev.requests.length;
+    const off = await chromium.launch({ remote: { api, exposeNetwork: '' } });
+    try {
+      await (await off.contexts()[0]!.newPage()).goto(`${dev.origin}/`).catch(() => {});
+      expect(dev.requests.slice(before).filter((r) => r.fromClient)).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('serves the dev server to the drop-in puppeteer.launch()', async () => {
+    const browser = await puppeteer.launch({ remote: { api } });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${dev.origin}/login`);
+      expect(await page.title()).toBe('signed in');
+      expect(dev.requests.length).toBeGreaterThan(0);
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("serves the dev server to a pool's browsers", async () => {
+    const pool = createSessionPool({ api, size: 1 });
+    try {
+      const browser = await pool.launch();
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto(`${dev.origin}/`);
+      await expect.poll(() => page.title()).toBe('POST ping');
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+      await browser.close();
+    } finally {
+      await pool.close();
     }
   });
 });
