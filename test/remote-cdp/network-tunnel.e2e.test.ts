@@ -1,7 +1,8 @@
 /**
  * exposeNetwork end to end: a dev server on the client's loopback, a real Chromium behind the
- * emulator, real playwright-core and puppeteer-core. Each dev-server request records whether it
- * came from this process (the tunnel) or from Chromium itself.
+ * emulator's remote isolation (it cannot reach this machine's loopback: only the tunnel can),
+ * real playwright-core and puppeteer-core. Each dev-server request also records whether it came
+ * from this process (the tunnel).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
@@ -11,7 +12,7 @@ import { type DevServer, startDevServer } from '../helpers/dev-server.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { startLoopbackSite } from '../helpers/loopback-site.js';
 
-const env = useEmulatorAndSite({ ffmpegPath: false });
+const env = useEmulatorAndSite({ ffmpegPath: false, isolation: 'remote' });
 let dev: DevServer;
 let api: BrowserApi;
 
@@ -79,34 +80,31 @@ describe('exposeNetwork through Playwright', () => {
     }
   });
 
-  it("with exposeNetwork '' no request of the browser comes from the client", async () => {
+  it("with exposeNetwork '' the dev server receives no request and the page fails", async () => {
     const browser = await launchRemote({ api, exposeNetwork: '' });
     try {
       const page = await browser.contexts()[0]!.newPage();
-      // On a remote browser the dev server is out of reach; on a shared machine Chromium reaches
-      // it itself: either way nothing goes through the client.
-      await page.goto(`${dev.origin}/`).catch(() => {});
-      expect(dev.requests.filter((r) => r.fromClient)).toEqual([]);
-      // The shared machine: Chromium's own requests are told apart from the client's.
-      expect(dev.requests.length).toBeGreaterThan(0);
+      await expect(page.goto(`${dev.origin}/`)).rejects.toThrow(/net::ERR_/);
+      expect(dev.requests).toEqual([]);
     } finally {
       await browser.close();
     }
   });
 
   it('refuses the fetch, image and iframe of a page on a host that is not exposed, but follows its navigation back', async () => {
-    const hostile = await startLoopbackSite({
+    const hostileSite = await startLoopbackSite({
       '/': `<!doctype html><title>hostile</title>
 <img src="${dev.origin}/img.png"><iframe src="${dev.origin}/"></iframe>
 <img referrerpolicy="no-referrer" src="${dev.origin}/img.png?nr">
 <script>fetch('${dev.origin}/api/echo', { method: 'POST', body: 'steal' }).then(() => { document.title = 'reached'; }, () => { document.title = 'refused'; });</script>
 <a id="back" href="${dev.origin}/account">back</a>`,
     });
-    // 127.0.0.1 is the hostile "internet" host: only localhost:<dev port> is exposed.
-    const browser = await launchRemote({ api, exposeNetwork: `localhost:${dev.port}` });
+    // A site of the emulator's internet, which the remote browser reaches on its own.
+    await env.emu.admin.publish('hostile.test', hostileSite.origin);
+    const browser = await launchRemote({ api });
     try {
       const page = await browser.contexts()[0]!.newPage();
-      await page.goto(hostile.url('/'));
+      await page.goto('http://hostile.test/');
       await expect.poll(() => page.title()).toBe('refused');
       await page.waitForLoadState('load');
       expect(dev.requests).toEqual([]);
@@ -116,7 +114,7 @@ describe('exposeNetwork through Playwright', () => {
       expect(dev.requests[0]?.fromClient).toBe(true);
     } finally {
       await browser.close();
-      await hostile.close();
+      await hostileSite.close();
     }
   });
 });
@@ -171,8 +169,9 @@ describe('exposeNetwork through the drop-ins and the session pool', () => {
     const before = dev.requests.length;
     const off = await chromium.launch({ remote: { api, exposeNetwork: '' } });
     try {
-      await (await off.contexts()[0]!.newPage()).goto(`${dev.origin}/`).catch(() => {});
-      expect(dev.requests.slice(before).filter((r) => r.fromClient)).toEqual([]);
+      const page = await off.contexts()[0]!.newPage();
+      await expect(page.goto(`${dev.origin}/`)).rejects.toThrow(/net::ERR_/);
+      expect(dev.requests.length).toBe(before);
     } finally {
       await off.close();
     }
