@@ -43,5 +43,6 @@ export default defineRemoteConfig(
       },
     ],
   },
-  { emulator: true },
+  // A remote emulator (its browsers cannot reach this machine), as the real service.
+  { emulator: { isolation: 'remote' } },
 );
