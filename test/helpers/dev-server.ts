@@ -45,6 +45,26 @@ export const DEV_PAGES: Record<
       `<!doctype html><title>${/sid=s3cret/.test(req.headers.cookie ?? '') ? 'signed in' : 'signed out'}</title>
 <script>document.cookie = 'js=1; path=/'; window.visibleCookies = document.cookie;</script>`,
     ),
+  '/sw.html': (_req, res) =>
+    html(
+      res,
+      `<!doctype html><title>sw</title><script>
+navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready);
+</script>`,
+    ),
+  '/sw.js': (_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/javascript' }).end(`
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', (e) => {
+  if (new URL(e.request.url).pathname === '/via-sw') {
+    e.respondWith(fetch('/api/echo', { method: 'POST', body: 'from-sw' }));
+  }
+});`),
+  '/events': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: one\n\n'); // and never ends
+  },
   '/whoami': (req, res) =>
     res.writeHead(200, { 'content-type': 'text/plain' }).end(req.headers.cookie ?? ''),
 };

@@ -119,6 +119,44 @@ describe('exposeNetwork through Playwright', () => {
   });
 });
 
+describe('exposeNetwork for service workers and what it cannot carry', () => {
+  it("serves a service worker's script and the fetches it makes", async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto(`${dev.origin}/sw.html`);
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+      const text = await page.evaluate(() => fetch('/via-sw').then((r) => r.text()));
+      expect(text).toBe('POST from-sw');
+      expect(paths()).toEqual(expect.arrayContaining(['GET /sw.js', 'POST /api/echo']));
+      expect(dev.requests.every((r) => r.fromClient)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('answers Server-Sent Events with a 502 that says why, and warns', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto(`${dev.origin}/account`);
+      const answer = await page.evaluate(() =>
+        fetch('/events').then(async (r) => `${r.status} ${await r.text()}`),
+      );
+      expect(answer).toMatch(
+        /^502 remote-browser exposeNetwork cannot carry this response: Server-Sent Events/,
+      );
+      await expect.poll(() => warnings.join('\n')).toContain('Server-Sent Events');
+    } finally {
+      process.off('warning', onWarning);
+      await browser.close();
+    }
+  });
+});
+
 describe('exposeNetwork through Puppeteer', () => {
   it('serves a dev-server page with its CSS, image and fetch from the client by default', async () => {
     const browser = await launchPuppeteer({ api });
