@@ -126,14 +126,21 @@ async function serve(
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_RESPONSE_BYTES) {
-      response.body.destroy();
-      await explain(cdp, requestId, `the response is larger than ${MAX_RESPONSE_BYTES} bytes`);
-      return true;
+  try {
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_RESPONSE_BYTES) {
+        response.body.destroy();
+        await explain(cdp, requestId, `the response is larger than ${MAX_RESPONSE_BYTES} bytes`);
+        return true;
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (error) {
+    // The server dropped the connection mid-body: the browser sees a failed load, as locally.
+    debug(`${url.origin}${url.pathname}: the response body broke off: ${errorCode(error)}`);
+    await cdp.send('Fetch.failRequest', { requestId, errorReason: 'ConnectionReset' });
+    return true;
   }
   await cdp.send('Fetch.fulfillRequest', {
     requestId,
