@@ -18,6 +18,7 @@ import { pollingRows } from './polling.js';
 import { prewarmRows } from './prewarm.js';
 import { slotQueueRows } from './slot-queue.js';
 import { type Row, renderTable } from './table.js';
+import { tunnelRows } from './tunnel.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +37,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P4'], run: () => pollingRows() },
   { ids: ['P5'], run: () => downloadRows() },
   { ids: ['P7'], run: () => prewarmRows((line) => process.stderr.write(`\n  ${line}`)) },
+  { ids: ['P8', 'P8b'], run: () => tunnelRows() },
 ];
 
 const rows: Row[] = [];

@@ -18,6 +18,8 @@ import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
+import { cdpChannel } from '../remote-cdp/cdp-channel.js';
+import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { loadPuppeteer } from './load.js';
 
 const debug = createDebug('puppeteer');
@@ -109,6 +111,16 @@ async function connect(
     );
   } catch (error) {
     // Puppeteer rejects with a `ws` ErrorEvent that prints the URL: abandon() builds a clean Error.
+    throw await opened.abandon(error);
+  }
+  try {
+    await startRemoteFeatures(
+      browser,
+      async () => cdpChannel(await browser.target().createCDPSession()),
+      options,
+    );
+  } catch (error) {
+    await browser.disconnect().catch(() => {});
     throw await opened.abandon(error);
   }
   opened.connected();
