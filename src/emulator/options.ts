@@ -1,8 +1,8 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
 import { RequestValidationError } from '../http/index.js';
 import type { AccountServiceOptions } from './account-service/options.js';
-import { isLoopbackHost } from './own-origin.js';
 import { siteIssue } from './network/internet.js';
+import { isLoopbackHost } from './own-origin.js';
 import type { RuntimeOptions } from './runtime/index.js';
 import { type Isolation, RUNTIME_DEFAULT_ISOLATION } from './runtime/sandbox.js';
 
