@@ -74,9 +74,10 @@ export async function reapSessions(options: ReapOptions = {}): Promise<ReapResul
       }
       recordCreateSettled(intent.intent);
     }
-    compact();
     return result;
   } finally {
+    // Every reap leaves the ledger at its open entries and bounded tail, whatever it found.
+    compact();
     if (!options.api) await api.close();
   }
 }

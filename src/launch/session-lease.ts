@@ -26,7 +26,9 @@ export class SessionLease implements Lease {
     this.api = api;
     this.id = id;
     this.#registry = registryOf(api);
-    recordCreated(id, api.origin);
+    // A session a create handed this client has its `created` line already (one per session);
+    // an adopted one (connectRemote) is recorded here.
+    if (!this.#registry.created.has(id)) recordCreated(id, api.origin);
     this.#registry.addLease(this);
   }
 

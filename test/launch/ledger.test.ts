@@ -8,6 +8,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  COMPACT_PAST_BYTES,
   type CreateIntent,
   cacheDir,
   compact,
@@ -22,7 +23,11 @@ import {
   recordDeleteFailed,
   recordDeleting,
   recordEnded,
+  TAIL_ENDS,
 } from '../../src/launch/ledger.js';
+import { adoptSession, openSession } from '../../src/launch/open-session.js';
+import { reapSessions } from '../../src/launch/reap.js';
+import { startFakeService } from './fake-service.js';
 
 let dir = '';
 const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
@@ -241,8 +246,10 @@ describe('compact', () => {
       'created c',
       'delete-failed c',
       'creating i-1',
+      // the tail: a session ended a moment ago stays known to another process's orphan search
+      'ended gone',
     ]);
-    expect(knownIds()).not.toContain('gone');
+    expect(knownIds()).toContain('gone');
     expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
   });
 
@@ -253,12 +260,88 @@ describe('compact', () => {
     expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
   });
 
-  it('an empty state leaves an empty file', () => {
+  it('nothing open leaves only the tail of ended lines', () => {
     recordCreated('a', 'http://svc');
-    recordEnded('a');
+    recordDeleting('a');
+    recordEnded('a', 'kept');
     compact();
-    expect(readFileSync(ledgerPath(), 'utf8')).toBe('');
+    expect(lines()).toEqual([{ op: 'ended', id: 'a', at: expect.any(String), by: 'kept' }]);
   });
+
+  it(`keeps the last ${TAIL_ENDS} ended lines, one per session, and drops older ones`, () => {
+    for (let i = 0; i < TAIL_ENDS + 10; i++) recordEnded(`e-${i}`);
+    recordEnded('e-0', 'reap');
+    compact();
+    const ended = lines().map((l) => l.id);
+    expect(ended).toHaveLength(TAIL_ENDS);
+    // e-0 ended again last: it is the newest, and named once
+    expect(ended.at(-1)).toBe('e-0');
+    expect(ended.filter((id) => id === 'e-0')).toHaveLength(1);
+    expect(ended).not.toContain('e-1');
+    expect(ended).not.toContain('e-10');
+    expect(ended).toContain('e-11');
+  });
+
+  it('compacts by itself once an append finds the file past its size', () => {
+    recordCreated('open', 'http://svc');
+    let i = 0;
+    while (statSync(ledgerPath()).size <= COMPACT_PAST_BYTES / 2) recordEnded(`e-${i++}`);
+    const before = statSync(ledgerPath()).size;
+    for (let j = 0; statSync(ledgerPath()).size >= before; j++) recordEnded(`f-${j}`);
+    expect(statSync(ledgerPath()).size).toBeLessThan(COMPACT_PAST_BYTES);
+    expect(openEntries().map((e) => e.id)).toEqual(['open']);
+    expect(lines().filter((l) => l.op === 'ended')).toHaveLength(TAIL_ENDS);
+    expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('the ledger of a long run', () => {
+  const launch = { preflight: false as const, country: 'us' };
+
+  it('holds one created line per session, launched or adopted', async () => {
+    const service = await startFakeService();
+    try {
+      const api = service.api();
+      const launched = await openSession({ ...launch, api }, 'launchRemote');
+      const other = service.createSession('{}').id;
+      const adopted = await adoptSession(other, { api }, 'connectRemote');
+      await launched.finish();
+      await adopted.finish();
+      const created = lines().filter((l) => l.op === 'created');
+      expect(created.map((l) => l.id)).toEqual([launched.lease.id, other]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('after 1,000 sessions launched and closed, and a reap, holds its open entries and the bounded tail', async () => {
+    const service = await startFakeService();
+    try {
+      const api = service.api();
+      const stay = [];
+      for (let i = 0; i < 3; i++) stay.push(await openSession({ ...launch, api }, 'launchRemote'));
+      for (let i = 0; i < 1000; i++) {
+        const opened = await openSession({ ...launch, api }, 'launchRemote');
+        await opened.finish();
+        // Never far past the compaction size, however many sessions came and went.
+        if (i % 100 === 99)
+          expect(statSync(ledgerPath()).size).toBeLessThan(COMPACT_PAST_BYTES + 40_000);
+      }
+      await reapSessions({ api });
+      const open = stay.map((o) => o.lease.id);
+      expect(openEntries().map((e) => e.id)).toEqual(open);
+      const after = lines();
+      expect(after.filter((l) => l.op === 'created').map((l) => l.id)).toEqual(open);
+      const ended = after.filter((l) => l.op === 'ended');
+      expect(ended).toHaveLength(TAIL_ENDS);
+      expect(after).toHaveLength(open.length + TAIL_ENDS);
+      // 3 open entries and the tail: about 25 kB, where the lines of 1,003 sessions are 500 kB.
+      expect(statSync(ledgerPath()).size).toBeLessThan(open.length * 200 + TAIL_ENDS * 100);
+      for (const o of stay) await o.finish();
+    } finally {
+      await service.close();
+    }
+  }, 60_000);
 });
 
 describe('isProcessAlive', () => {
