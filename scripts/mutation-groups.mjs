@@ -22,8 +22,7 @@ const GROUPS = {
   ],
   pool: [
     'src/launch/session-pool.ts',
-    'src/launch/slot-wait.ts',
-    'src/launch/slot-queue.ts',
+    'src/launch/slots.ts',
     'src/launch/create-session.ts',
   ],
   transport: ['src/http/transport.ts', 'src/http/call-options.ts', 'src/http/error-mapping.ts'],

@@ -1,7 +1,7 @@
 /**
  * Creating a session without leaking one. Each outcome of `POST /sessions` has one home:
  * - a 429 (the account's concurrent-session limit) waits for a slot, then tries again
- *   (slot-wait.ts): the service did not create anything;
+ *   (slots.ts): the service did not create anything;
  * - the launch's timeout or abort hands the create off instead of cutting it off mid-flight
  *   (abandoned-create.ts);
  * - a create whose response was lost is reconciled, never repeated (lost-create.ts).
@@ -12,10 +12,8 @@ import { type CallScope, raceAbort } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
 import { handOffAbandonedCreate } from './abandoned-create.js';
 import { beginCreate } from './creates-in-flight.js';
-import { registryOf } from './launch-registry.js';
 import { isLostCreate, reconcileLostCreate } from './lost-create.js';
-import { type Slot, takeSlot } from './slot-queue.js';
-import { waitForSlot } from './slot-wait.js';
+import { type Slot, slotsOf, takeSlot, waitForSlot } from './slots.js';
 
 /** The create request's own timeout: long, because cutting it short is what orphans sessions. */
 const CREATE_TIMEOUT_MS = 120_000;
@@ -43,7 +41,7 @@ export async function createSession(
   options: CreateOptions,
 ): Promise<CreatedSession> {
   const { scope, what } = options;
-  const slots = registryOf(api).slotsOf(accountKeyOf(api));
+  const slots = slotsOf(accountKeyOf(api));
   // True after a wait that followed a 429: the launch asks again at once, not from the back of
   // the queue (a woken launch that queued again left the turn it was given unused).
   let waited = false;

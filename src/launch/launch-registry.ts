@@ -15,7 +15,6 @@ import type { BrowserApi, Profile, SessionCreated } from '../browser-api/index.j
 import { isNotFoundError } from '../http/errors.js';
 import type { PreflightIssue } from './errors.js';
 import type { CreateIntent } from './ledger.js';
-import { AccountSlots } from './slot-queue.js';
 
 /** A create on the wire (creates-in-flight.ts). */
 export interface InFlightCreate {
@@ -74,7 +73,6 @@ export class LaunchRegistry {
   readonly created = new Set<string>();
   readonly #creates = new Map<string, InFlightCreate>();
   readonly #leases = new Set<Lease>();
-  readonly #slots = new Map<string, AccountSlots>();
   /** One DELETE per session: every path that ends one (lease, exit, reconcile) shares it. */
   readonly #ends = new Map<string, Promise<Ended>>();
   /** The keys of `#ends` whose DELETE has answered, oldest first, with their session ids. */
@@ -119,16 +117,6 @@ export class LaunchRegistry {
     this.#dropIfIdle();
     this.#emit((o) => o.lease?.(lease, 'closed'));
     return true;
-  }
-
-  /** This client's view of `account`'s concurrent-session limit (slot-queue.ts). */
-  slotsOf(account: string): AccountSlots {
-    let slots = this.#slots.get(account);
-    if (!slots) {
-      slots = new AccountSlots();
-      this.#slots.set(account, slots);
-    }
-    return slots;
   }
 
   /**

@@ -11,6 +11,7 @@ import { createDebug } from '../http/debug.js';
 import { LaunchError } from './errors.js';
 import { type LaunchRegistry, type Lease, liveRegistries, registryOf } from './launch-registry.js';
 import { recordCreated, recordDeleteFailed, recordDeleting, recordEnded } from './ledger.js';
+import type { Slot } from './slots.js';
 
 const debug = createDebug('launch');
 
@@ -20,11 +21,13 @@ export class SessionLease implements Lease {
   readonly #registry: LaunchRegistry;
   #release: Promise<void> | undefined;
   #kept = false;
-  #onReleased: (() => void)[] = [];
+  readonly #slot: Slot | undefined;
 
-  constructor(api: BrowserApi, id: string) {
+  /** `slot`: the account slot the session's create took; released once the session is no longer ours. */
+  constructor(api: BrowserApi, id: string, slot?: Slot) {
     this.api = api;
     this.id = id;
+    this.#slot = slot;
     this.#registry = registryOf(api);
     // A session a create handed this client has its `created` line already (one per session);
     // an adopted one (connectRemote) is recorded here.
@@ -37,11 +40,6 @@ export class SessionLease implements Lease {
     return this.#registry.hasLease(this);
   }
 
-  /** True once release() or keep() was called. */
-  get settled(): boolean {
-    return this.#release !== undefined || this.#kept;
-  }
-
   /** Leave the session running (keepSession, Puppeteer's disconnect()). */
   keep(): void {
     if (this.#release) return;
@@ -49,11 +47,6 @@ export class SessionLease implements Lease {
     // No longer ours to clean up: a later reap must not end a session the user kept.
     recordEnded(this.id, 'kept');
     this.#forget();
-  }
-
-  /** Runs `fn` once the session has been deleted. */
-  onReleased(fn: () => void): void {
-    this.#onReleased.push(fn);
   }
 
   /**
@@ -86,11 +79,11 @@ export class SessionLease implements Lease {
     }
     recordEnded(this.id);
     this.#forget();
-    for (const fn of this.#onReleased.splice(0)) fn();
   }
 
   #forget(): void {
     this.#registry.removeLease(this);
+    this.#slot?.release();
   }
 }
 
@@ -101,19 +94,4 @@ export class SessionLease implements Lease {
 export async function releaseAll(registries: LaunchRegistry[] = liveRegistries()): Promise<void> {
   const leases = registries.flatMap((registry) => registry.leases());
   await Promise.allSettled(leases.map((lease) => lease.release()));
-}
-
-/** Calls `slot.release()` once `lease` is released or kept (it is then no longer ours). */
-export function releaseWhenSettled(lease: SessionLease, slot: { release(): void }): void {
-  if (!lease.active) {
-    slot.release();
-    return;
-  }
-  const unsubscribe = registryOf(lease.api).observe({
-    lease(changed, event) {
-      if (changed !== lease || event !== 'closed') return;
-      unsubscribe();
-      slot.release();
-    },
-  });
 }

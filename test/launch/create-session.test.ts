@@ -16,6 +16,7 @@ import { createSession } from '../../src/launch/create-session.js';
 import { LaunchError } from '../../src/launch/errors.js';
 import { registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath, openEntries, openIntents } from '../../src/launch/ledger.js';
+import { slotsOf as slotsOfAccount } from '../../src/launch/slots.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { gate, heldUntil, useFakeService } from './fake-service.js';
@@ -52,7 +53,7 @@ afterEach(() => {
 
 const scope = (timeout = 30_000, signal?: AbortSignal) =>
   callScope({ timeout, ...(signal ? { signal } : {}) }, timeout, 'launchRemote');
-const slotsOf = (api: BrowserApi) => registryOf(api).slotsOf(accountKeyOf(api));
+const slotsOf = (api: BrowserApi) => slotsOfAccount(accountKeyOf(api));
 const posts = () => service.calls('POST', SESSIONS).length;
 /** The account's limit (3, all in use by others); `retryAfter` in s, or none. */
 const rateLimited = (retryAfter: number | undefined) =>

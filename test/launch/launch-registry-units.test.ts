@@ -148,15 +148,6 @@ describe('LaunchRegistry: creates and leases', () => {
     registry.removeLease(l);
     expect(liveRegistries()).not.toContain(registry);
   });
-
-  it('keeps one slot view per account', () => {
-    const registry = new LaunchRegistry();
-    const a = registry.slotsOf('acct-a');
-    expect(registry.slotsOf('acct-a')).toBe(a);
-    expect(registry.slotsOf('acct-b')).not.toBe(a);
-    a.take();
-    expect(registry.slotsOf('acct-a').held).toBe(1);
-  });
 });
 
 describe('LaunchRegistry.endOnce', () => {

@@ -9,7 +9,8 @@ import { setDebugSink } from '../../src/http/debug.js';
 import { beginCreate } from '../../src/launch/creates-in-flight.js';
 import { observeRegistries, registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath } from '../../src/launch/ledger.js';
-import { releaseWhenSettled, SessionLease } from '../../src/launch/session-lease.js';
+import { SessionLease } from '../../src/launch/session-lease.js';
+import { json } from '../helpers/http-server.js';
 import { useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-observers-');
@@ -97,37 +98,46 @@ describe('observeRegistries({ ended })', () => {
   });
 });
 
-describe('releaseWhenSettled()', () => {
-  it('hands the slot back at once when the lease is already released', async () => {
-    const api = service.api();
-    const lease = new SessionLease(api, service.createSession('').id);
-    await lease.release();
-    let released = 0;
-    releaseWhenSettled(lease, { release: () => released++ });
-    expect(released).toBe(1);
-  });
+describe('the slot a lease holds', () => {
+  const slot = () => {
+    const held = { released: 0 };
+    return { held, slot: { release: () => void held.released++ } };
+  };
 
-  it('hands the slot back once, when its own lease closes, not when another opens or closes', async () => {
+  it('is handed back once, when its own lease is released, not when another opens or closes', async () => {
     const api = service.api();
-    const lease = new SessionLease(api, service.createSession('').id);
-    let released = 0;
-    releaseWhenSettled(lease, { release: () => released++ });
-    const other = new SessionLease(api, service.createSession('').id);
+    const { held, slot: mine } = slot();
+    const lease = new SessionLease(api, service.createSession('').id, mine);
+    const other = new SessionLease(api, service.createSession('').id, slot().slot);
     await other.release();
-    expect(released).toBe(0);
+    expect(held.released).toBe(0);
+    await Promise.all([lease.release(), lease.release()]);
     await lease.release();
-    const third = new SessionLease(api, service.createSession('').id);
-    await third.release();
-    expect(released).toBe(1);
+    expect(held.released).toBe(1);
   });
 
-  it('hands the slot back when the lease is kept (the session is no longer this process’s)', () => {
+  it('is handed back when the lease is kept (the session is no longer this process’s)', () => {
     const api = service.api();
-    const lease = new SessionLease(api, service.createSession('').id);
-    let released = 0;
-    releaseWhenSettled(lease, { release: () => released++ });
+    const { held, slot: mine } = slot();
+    const lease = new SessionLease(api, service.createSession('').id, mine);
     lease.keep();
-    expect(released).toBe(1);
+    expect(held.released).toBe(1);
+  });
+
+  it('is kept while a failed DELETE leaves the session ours', async () => {
+    const api = service.api();
+    service.on(
+      'DELETE',
+      /^\/sessions\/[^/]+$/,
+      json(500, { error: { code: 'internal', message: 'down' } }),
+    );
+    const { held, slot: mine } = slot();
+    const lease = new SessionLease(api, service.createSession('').id, mine);
+    await expect(lease.release()).rejects.toThrow(/still running/);
+    expect(held.released).toBe(0);
+    service.off('DELETE');
+    await lease.release();
+    expect(held.released).toBe(1);
   });
 });
 
