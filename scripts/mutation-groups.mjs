@@ -20,11 +20,7 @@ const GROUPS = {
     'src/emulator/browser-service/session-lifecycle.ts',
     'src/emulator/browser-service/sessions.ts',
   ],
-  pool: [
-    'src/launch/session-pool.ts',
-    'src/launch/slots.ts',
-    'src/launch/create-session.ts',
-  ],
+  pool: ['src/launch/session-pool.ts', 'src/launch/slots.ts', 'src/launch/create-session.ts'],
   transport: ['src/http/transport.ts', 'src/http/call-options.ts', 'src/http/error-mapping.ts'],
   download: ['src/http/file-get.ts'],
   limiter: ['src/http/rate-limiter.ts', 'src/http/rate-limit-wait.ts', 'src/http/polling.ts'],
