@@ -74,13 +74,13 @@ const compactedSize = new Map<string, number>();
 
 const serialize = (lines: LedgerLine[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 
-function append(line: LedgerLine): void {
+/** Appends one line; `path`: another ledger than this process's (the watchdog child's parent's). */
+function append(line: LedgerLine, path = ledgerPath()): void {
   try {
     const fs = nodeFs();
-    fs.mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
-    const path = ledgerPath();
+    fs.mkdirSync(nodePath().dirname(path), { recursive: true, mode: 0o700 });
     fs.appendFileSync(path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
-    if (fs.statSync(path).size > (compactedSize.get(path) ?? 0) + COMPACT_PAST_BYTES) compact();
+    if (fs.statSync(path).size > (compactedSize.get(path) ?? 0) + COMPACT_PAST_BYTES) compact(path);
   } catch {
     // The ledger is a safety net: a read-only home must not fail a launch.
   }
@@ -92,8 +92,8 @@ export function recordCreated(id: string, origin: string): void {
   append({ op: 'created', id, origin, pid: process.pid, createdAt: now() });
 }
 
-export function recordEnded(id: string, by: EndedBy = 'close'): void {
-  append({ op: 'ended', id, at: now(), by });
+export function recordEnded(id: string, by: EndedBy = 'close', path?: string): void {
+  append({ op: 'ended', id, at: now(), by }, path);
 }
 
 export function recordDeleting(id: string): void {
@@ -108,8 +108,8 @@ export function recordCreating(intent: CreateIntent): void {
   append({ op: 'creating', ...intent });
 }
 
-export function recordCreateSettled(intent: string): void {
-  append({ op: 'create-settled', intent, at: now() });
+export function recordCreateSettled(intent: string, path?: string): void {
+  append({ op: 'create-settled', intent, at: now() }, path);
 }
 
 function parse(text: string): LedgerLine[] {
@@ -125,9 +125,9 @@ function parse(text: string): LedgerLine[] {
   return lines;
 }
 
-function readText(): string {
+function readText(path = ledgerPath()): string {
   try {
-    return nodeFs().readFileSync(ledgerPath(), 'utf8');
+    return nodeFs().readFileSync(path, 'utf8');
   } catch {
     return '';
   }
@@ -176,17 +176,10 @@ export function openIntents(): CreateIntent[] {
 }
 
 /** Ids every process on this machine has recorded, open or not (reconciliation skips them). */
-export function knownIds(): Set<string> {
-  try {
-    const ids = new Set<string>();
-    for (const m of nodeFs()
-      .readFileSync(ledgerPath(), 'utf8')
-      .matchAll(/"id":"([^"]+)"/g))
-      ids.add(m[1] as string);
-    return ids;
-  } catch {
-    return new Set();
-  }
+export function knownIds(path?: string): Set<string> {
+  const ids = new Set<string>();
+  for (const m of readText(path).matchAll(/"id":"([^"]+)"/g)) ids.add(m[1] as string);
+  return ids;
 }
 
 /**
@@ -195,11 +188,10 @@ export function knownIds(): Set<string> {
  * another process appended meanwhile are carried over first, so only an append in the moment
  * between that read and the rename can be lost.
  */
-export function compact(): void {
+export function compact(path = ledgerPath()): void {
   try {
     const fs = nodeFs();
-    const path = ledgerPath();
-    const text = readText();
+    const text = readText(path);
     const { open, intents, ends } = replay(parse(text));
     const lines: LedgerLine[] = [];
     for (const { state, ...entry } of open.values()) {
@@ -209,10 +201,10 @@ export function compact(): void {
     for (const intent of intents.values()) lines.push({ op: 'creating', ...intent });
     lines.push(...[...ends.values()].slice(-TAIL_ENDS));
     const temp = `${path}.${process.pid}.tmp`;
-    fs.mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(nodePath().dirname(path), { recursive: true, mode: 0o700 });
     const compacted = serialize(lines);
     fs.writeFileSync(temp, compacted, { mode: 0o600 });
-    const since = readText();
+    const since = readText(path);
     if (since.length > text.length && since.startsWith(text))
       fs.appendFileSync(temp, since.slice(text.length));
     fs.renameSync(temp, path);
@@ -229,4 +221,72 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Clock skew tolerated between this machine and the service when matching created_at. */
+export const SKEW_MS = 60_000;
+
+export const TARGETING_KEYS = [
+  'country',
+  'region',
+  'city',
+  'zip',
+  'isp',
+  'protocol',
+  'connection_type',
+  'session_type',
+  'filter_mode',
+  'profile_id',
+] as const;
+
+/** The targeting fields of a create body, as strings (nothing else: never the proxy password). */
+export function targetingOf(body: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of TARGETING_KEYS) {
+    const value = (body as Record<string, unknown>)[key];
+    if (value !== undefined && value !== null) out[key] = String(value);
+  }
+  return out;
+}
+
+/** A running session as the service lists it, as far as the orphan search reads it. */
+export interface RunningSession {
+  id: string;
+  created_at: string;
+  config?: Record<string, unknown> | undefined;
+}
+
+export function sameTargeting(
+  config: Record<string, unknown> | undefined,
+  targeting: Record<string, string>,
+): boolean {
+  if (!config) return true;
+  for (const [key, want] of Object.entries(targeting)) {
+    const got = config[key];
+    if (got !== undefined && got !== null && String(got).toLowerCase() !== want.toLowerCase())
+      return false;
+  }
+  return true;
+}
+
+/**
+ * The orphan search, the one for every path (a lost create, the exit hooks, the watchdog child,
+ * `reap`): the running sessions that one of `creates` (sent at `at` with `targeting`) may have
+ * left behind: created since its request left (with SKEW_MS of clock skew), unknown to every
+ * process on this machine (`known`), and with the requested targeting. Pure.
+ */
+export function findOrphans<S extends RunningSession>(
+  running: readonly S[],
+  creates: readonly Pick<CreateIntent, 'at' | 'targeting'>[],
+  known: ReadonlySet<string>,
+): S[] {
+  return running.filter(
+    (session) =>
+      !known.has(session.id) &&
+      creates.some(
+        (create) =>
+          Date.parse(session.created_at) >= Date.parse(create.at) - SKEW_MS &&
+          sameTargeting(session.config, create.targeting),
+      ),
+  );
 }

@@ -8,10 +8,8 @@ import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
 import { type BrowserConfigNeeds, resolveBrowserConfig } from '../http/config.js';
 import { redact } from '../http/redact.js';
 import { sharedDispatcher } from '../http/shared-dispatcher.js';
-import { settledCleanups } from './abandoned-create.js';
 import { createSession } from './create-session.js';
 import { LaunchError } from './errors.js';
-import { ownClient } from './launch-registry.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
@@ -19,6 +17,7 @@ import { deferred, downloadRecordings, type RecordingDownload } from './recordin
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
 import { SessionLease } from './session-lease.js';
 import type { Slot } from './slots.js';
+import { ownClient, tracker } from './tracker.js';
 
 export type { RemoteSessionInfo } from './session-info.js';
 
@@ -91,7 +90,7 @@ export async function openSession(
   } catch (error) {
     scope.dispose();
     // A create left running in the background still needs the client to delete its session.
-    if (ownsApi) void settledCleanups(api).then(() => api.close());
+    if (ownsApi) void tracker.settledCleanups(api).then(() => api.close());
     if (scope.signal.aborted && !(error instanceof LaunchError)) throw scope.abortError(what);
     throw error;
   }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
-import { observeRegistries } from '../../src/launch/launch-registry.js';
 import { openEntries } from '../../src/launch/ledger.js';
 import { openSession } from '../../src/launch/open-session.js';
 import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
+import { tracker } from '../../src/launch/tracker.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { gate, heldUntil, TOKEN, useFakeService } from './fake-service.js';
@@ -46,7 +46,7 @@ describe('SessionLease', () => {
     const api = service.api();
     const { id } = service.createSession('');
     const events: string[] = [];
-    const unsubscribe = observeRegistries({
+    const unsubscribe = tracker.observe({
       lease: (lease, event) => events.push(`${lease.id} ${event}`),
     });
     const uninstall = installExitHooks({ signals: [] });
@@ -107,7 +107,7 @@ describe('SessionLease', () => {
     );
     const lease = new SessionLease(api, service.createSession('').id);
     const events: string[] = [];
-    const unsubscribe = observeRegistries({
+    const unsubscribe = tracker.observe({
       lease: (l, event) => {
         if (l === lease) events.push(event);
       },
