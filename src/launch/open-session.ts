@@ -8,17 +8,16 @@ import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
 import { type BrowserConfigNeeds, resolveBrowserConfig } from '../http/config.js';
 import { redact } from '../http/redact.js';
 import { sharedDispatcher } from '../http/shared-dispatcher.js';
-import { settledCleanups } from './abandoned-create.js';
 import { createSession } from './create-session.js';
 import { LaunchError } from './errors.js';
-import { ownClient } from './launch-registry.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
-import { releaseWhenSettled, SessionLease } from './session-lease.js';
-import type { Slot } from './slot-queue.js';
+import { SessionLease } from './session-lease.js';
+import type { Slot } from './slots.js';
+import { ownClient, tracker } from './tracker.js';
 
 export type { RemoteSessionInfo } from './session-info.js';
 
@@ -91,17 +90,15 @@ export async function openSession(
   } catch (error) {
     scope.dispose();
     // A create left running in the background still needs the client to delete its session.
-    if (ownsApi) void settledCleanups(api).then(() => api.close());
+    if (ownsApi) void tracker.settledCleanups(api).then(() => api.close());
     if (scope.signal.aborted && !(error instanceof LaunchError)) throw scope.abortError(what);
     throw error;
   }
 
   // Not awaited here: the adapter's connect needs only the cdp_url, so the two run together.
   const connection = lookUpConnection(api, created.id);
-  const opened = leaseSession({ api, ownsApi, scope, created, connection, options, what });
-  // The slot frees when the session is no longer this process's: deleted, or kept running.
-  releaseWhenSettled(opened.lease, slot);
-  return opened;
+  // The lease holds the slot: it frees when the session is no longer ours (deleted, or kept).
+  return leaseSession({ api, ownsApi, scope, created, slot, connection, options, what });
 }
 
 /**
@@ -145,6 +142,8 @@ interface LeaseInput {
   ownsApi: boolean;
   scope: CallScope;
   created: SessionCreated;
+  /** The account slot the create took (none for an adopted session). */
+  slot?: Slot;
   connection: SessionConnection | Promise<SessionConnection | undefined> | undefined;
   options: LaunchRemoteOptions;
   what: string;
@@ -155,11 +154,12 @@ function leaseSession({
   ownsApi,
   scope,
   created,
+  slot,
   connection,
   options,
   what,
 }: LeaseInput): OpenedSession {
-  const lease = new SessionLease(api, created.id);
+  const lease = new SessionLease(api, created.id, slot);
   const info = sessionInfo(api, created.id, connection);
 
   const recordingDone =

@@ -3,8 +3,8 @@
  * so the whole targeting goes there (city, zip and isp included) and a config that passes is one
  * the create accepts. Location values are codes (`los_angeles`); one given by its display name
  * (`Los Angeles`) fails here with its code in the suggestion, never mapped behind the caller's
- * back. Results are cached per service origin and config in the client's registry
- * (launch-registry.ts) for its life; a failed call is not cached.
+ * back. Results are cached per service origin and config per client (a caller's client keeps its own
+ * for its life); a failed call is not cached.
  */
 import type { BrowserApi, ValidationResult } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
@@ -12,8 +12,11 @@ import { createDebug } from '../http/debug.js';
 import { isBadRequestError } from '../http/errors.js';
 import { nodeCrypto } from '../http/node-builtins.js';
 import { PreflightError, type PreflightIssue } from './errors.js';
-import { defaultRegistry, registryOf } from './launch-registry.js';
 import { toValidateParams, type WireSessionFields } from './to-wire.js';
+import { clientKey, OWN_CLIENTS } from './tracker.js';
+
+/** Preflight results by `origin key`, per client (`clientKey`); a failed check is removed again. */
+const caches = new WeakMap<object, Map<string, Promise<PreflightIssue[]>>>();
 
 const debug = createDebug('launch');
 
@@ -27,7 +30,7 @@ const UNLISTED_FIELDS = ['city', 'zip', 'isp'] as const;
  * targeting changed). A caller's own client keeps its cache for its life.
  */
 export function clearPreflightCache(): void {
-  defaultRegistry.preflights.clear();
+  caches.get(OWN_CLIENTS)?.clear();
 }
 
 /**
@@ -49,7 +52,8 @@ export async function preflight(
   call: CallOptions,
 ): Promise<void> {
   const params = toValidateParams(wire);
-  const cache = registryOf(api).preflights;
+  const cache = caches.get(clientKey(api)) ?? new Map<string, Promise<PreflightIssue[]>>();
+  caches.set(clientKey(api), cache);
   const key = `${api.origin} ${preflightKey(wire, mode)}`;
   let pending = cache.get(key);
   if (!pending) {
