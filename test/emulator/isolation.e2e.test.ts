@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { client } from './helpers/emulator.js';
@@ -137,8 +137,14 @@ describe.each(['remote', 'none'] as const)(
       });
       expect(created.status, created.text).toBe(200);
       browser = await puppeteer.connect({ browserWSEndpoint: created.body.data.cdp_url });
-      page = (await browser.pages())[0]!;
       home = faithful ? 'http://shop.test/' : `${site.origin}/`;
+    });
+    // A tab per check: an error page of one (Chromium reloads some) must not navigate the next.
+    beforeEach(async () => {
+      page = await browser.newPage();
+    });
+    afterEach(async () => {
+      await page?.close().catch(() => {});
     });
     afterAll(async () => {
       await browser?.disconnect();
@@ -154,8 +160,10 @@ describe.each(['remote', 'none'] as const)(
       for (const url of urls) {
         await page.goto(url, { timeout: 10_000 }).catch(() => {});
       }
-      await page.goto(home);
-      await page.evaluate(async (targets: string[]) => {
+      // A tab of its own: the error pages above may still be reloading in the first one.
+      const tab = await browser.newPage();
+      await tab.goto(home);
+      await tab.evaluate(async (targets: string[]) => {
         const tries = targets.flatMap((url) => [
           fetch(`${url}fetch`, { mode: 'no-cors' }).catch(() => {}),
           new Promise<void>((done) => {
@@ -182,6 +190,7 @@ describe.each(['remote', 'none'] as const)(
         );
         await Promise.all(tries);
       }, urls);
+      await tab.close();
       await settle(300);
       if (faithful) expect(clientServer.hits).toEqual([]);
       else {
@@ -256,16 +265,23 @@ describe.each(['remote', 'none'] as const)(
           'wss://shop.test/',
         )
         .catch(() => 'error');
+      await emu.admin.publish('late.test', site.origin);
+      const late = await load('http://late.test/');
       const headers = await page
         .goto('http://shop.test/headers')
         .then((r) => r?.json() as Promise<Record<string, string>>)
         .catch(() => undefined);
       if (faithful) {
-        expect([http, https, echo]).toEqual(['Shop by name', 'Shop by name', 'echo:ping']);
+        expect([http, https, echo, late]).toEqual([
+          'Shop by name',
+          'Shop by name',
+          'echo:ping',
+          'Shop by name',
+        ]);
         expect(headers?.['x-forwarded-for']).toMatch(/^198\.51\.100\.\d+$/);
         expect(headers?.host).toBe('shop.test');
       } else {
-        expect([http, https, echo]).toEqual([undefined, undefined, 'error']);
+        expect([http, https, echo, late]).toEqual([undefined, undefined, 'error', undefined]);
       }
     });
 
@@ -319,6 +335,44 @@ describe.each(['remote', 'none'] as const)(
     });
   },
 );
+
+describe("a pin_ip profile's exit", () => {
+  it("is one 192.0.2.x address for each of its sessions, at the profile's pinned location", async () => {
+    const emu = await startEmulator({ ffmpegPath: false, isolation: 'remote' });
+    try {
+      const api = client(emu.url, emu.token);
+      const profile = await api('POST', '/profiles', { body: { name: 'pinned', pin_ip: true } });
+      expect(profile.status, profile.text).toBe(200);
+      const exits: Record<string, string>[] = [];
+      for (const ask of [{ country: 'gb', region: 'sct' }, {}]) {
+        const created = await api('POST', '/sessions', {
+          body: { proxy_password: emu.proxyPassword, profile_id: profile.body.data.id, ...ask },
+        });
+        expect(created.status, created.text).toBe(200);
+        const browser = await puppeteer.connect({ browserWSEndpoint: created.body.data.cdp_url });
+        const page = (await browser.pages())[0]!;
+        exits.push(
+          (await (await page.goto('http://exit.test/'))!.json()) as Record<string, string>,
+        );
+        await browser.disconnect();
+        await api('DELETE', `/sessions/${created.body.data.id}`);
+      }
+      const [first, second] = exits as [Record<string, string>, Record<string, string>];
+      expect(first.ip).toMatch(/^192\.0\.2\.\d+$/);
+      expect(second).toEqual(first);
+      const pinned = (await api('GET', '/profiles')).body.data[0];
+      expect([first.country, first.region, first.city, first.isp]).toEqual([
+        pinned.pinned_country,
+        pinned.pinned_region,
+        pinned.pinned_city,
+        pinned.pinned_isp,
+      ]);
+      expect(first.country).toBe('gb');
+    } finally {
+      await emu.close();
+    }
+  });
+});
 
 describe('an emulator over TLS', () => {
   it('serves a session to Playwright, Puppeteer and fetch in a child process that trusts emulator.ca', async () => {
