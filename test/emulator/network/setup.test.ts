@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FALLBACK_CONSEQUENCE, prepareNetwork } from '../../../src/emulator/network/setup.js';
+import { resolveOptions } from '../../../src/emulator/options.js';
+import { RUNTIME_DEFAULT_ISOLATION } from '../../../src/emulator/runtime/sandbox.js';
+import { RequestValidationError } from '../../../src/http/index.js';
 
 const request = {
   isolation: 'remote' as const,
@@ -68,5 +71,41 @@ describe('prepareNetwork', () => {
     expect(server.verify(ca.publicKey)).toBe(true);
     expect(server.subjectAltName).toContain('DNS:localhost');
     expect(server.subjectAltName).toContain('IP Address:127.0.0.1');
+  });
+});
+
+describe("startEmulator's isolation, internet and tls options", () => {
+  it.each([
+    [{ isolation: 'far' }, 'isolation', /must be 'remote' or 'none'/],
+    [{ internet: ['shop.test'] }, 'internet', /must be an object/],
+    [{ internet: { 'shop.test': 'nope' } }, 'internet.shop.test', /http:\/\/ or https:\/\/ origin/],
+    [{ internet: { 'SHOP.test': 'http://127.0.0.1:1' } }, 'internet.host', /lower-case host name/],
+    [{ tls: { cert: 'x' } }, 'tls', /true, false or \{ cert, key \}/],
+  ])('refuses %j with a typed error naming %s', (options, field, rule) => {
+    const error = (() => {
+      try {
+        resolveOptions(options as never);
+      } catch (caught) {
+        return caught;
+      }
+    })() as RequestValidationError;
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error.field).toBe(field);
+    expect(error.message).toMatch(rule);
+  });
+
+  it('never echoes a tls key it refuses', () => {
+    expect(() => resolveOptions({ tls: { key: 'PRIVATE-KEY-BYTES' } as never })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('PRIVATE-KEY-BYTES') }),
+    );
+  });
+
+  it("defaults to the runtime's isolation constant, no internet and no TLS", () => {
+    const resolved = resolveOptions({});
+    expect([resolved.isolation, resolved.internet, resolved.tls]).toEqual([
+      RUNTIME_DEFAULT_ISOLATION,
+      {},
+      false,
+    ]);
   });
 });
