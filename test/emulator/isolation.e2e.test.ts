@@ -412,8 +412,12 @@ describe('an emulator over TLS', () => {
         await ppPage.goto('http://exit.test/');
         const exit = JSON.parse(await ppPage.$eval('body', (b) => b.textContent));
         await pp.disconnect();
-        const live = await fetch(first.live_view_url ?? '').then((r) => r.status, () => 'no');
-        console.log(JSON.stringify({ cdp: first.cdp_url.slice(0, 6), title, ip: exit.ip, live }));
+        const connection = await fetch(process.env.EMU + '/api/v2/browser/sessions/' + second.id + '/connection', {
+          headers: { authorization: 'Bearer ' + process.env.TOKEN },
+        }).then((r) => r.json());
+        const liveUrl = connection.data.live_view_url;
+        const live = await fetch(liveUrl).then((r) => r.status, (e) => String(e));
+        console.log(JSON.stringify({ cdp: second.cdp_url.slice(0, 6), title, ip: exit.ip, live, liveScheme: liveUrl.slice(0, 8) }));
       `;
       const scriptPath = join(process.cwd(), 'test', `.tls-child-${process.pid}.mjs`);
       await writeFile(scriptPath, script);
@@ -436,7 +440,12 @@ describe('an emulator over TLS', () => {
           ),
         );
         const result = JSON.parse(output.trim().split('\n').pop()!);
-        expect(result).toMatchObject({ cdp: 'wss://', title: 'shop' });
+        expect(result).toMatchObject({
+          cdp: 'wss://',
+          title: 'shop',
+          live: 200,
+          liveScheme: 'https://',
+        });
         expect(result.ip).toMatch(/^198\.51\.100\.\d+$/);
       } finally {
         await rm(scriptPath, { force: true });
