@@ -375,7 +375,7 @@ describe("a pin_ip profile's exit", () => {
 });
 
 describe('an emulator over TLS', () => {
-  it('serves a session to Playwright, Puppeteer and fetch in a child process that trusts emulator.ca', async () => {
+  it('serves sessions to Playwright, Puppeteer, fetch and the library (built) in a child process that trusts emulator.ca', async () => {
     const site = await startSite();
     const emu = await startEmulator({
       ffmpegPath: false,
@@ -412,12 +412,19 @@ describe('an emulator over TLS', () => {
         await ppPage.goto('http://exit.test/');
         const exit = JSON.parse(await ppPage.$eval('body', (b) => b.textContent));
         await pp.disconnect();
+        // The library itself (built package): its undici client and its Playwright connect.
+        const { launchRemote } = await import('remote-browser/playwright');
+        const lib = await launchRemote({ baseUrl: process.env.EMU, token: process.env.TOKEN, proxyPassword: process.env.PASSWORD });
+        const libPage = lib.contexts()[0].pages()[0];
+        await libPage.goto('https://shop.test/');
+        const libTitle = await libPage.title();
+        await lib.close();
         const connection = await fetch(process.env.EMU + '/api/v2/browser/sessions/' + second.id + '/connection', {
           headers: { authorization: 'Bearer ' + process.env.TOKEN },
         }).then((r) => r.json());
         const liveUrl = connection.data.live_view_url;
         const live = await fetch(liveUrl).then((r) => r.status, (e) => String(e));
-        console.log(JSON.stringify({ cdp: second.cdp_url.slice(0, 6), title, ip: exit.ip, live, liveScheme: liveUrl.slice(0, 8) }));
+        console.log(JSON.stringify({ cdp: second.cdp_url.slice(0, 6), title, libTitle, ip: exit.ip, live, liveScheme: liveUrl.slice(0, 8) }));
       `;
       const scriptPath = join(process.cwd(), 'test', `.tls-child-${process.pid}.mjs`);
       await writeFile(scriptPath, script);
@@ -443,6 +450,7 @@ describe('an emulator over TLS', () => {
         expect(result).toMatchObject({
           cdp: 'wss://',
           title: 'shop',
+          libTitle: 'shop',
           live: 200,
           liveScheme: 'https://',
         });
