@@ -1,8 +1,8 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
 import { RequestValidationError } from '../http/index.js';
 import type { AccountServiceOptions } from './account-service/options.js';
-import { isLoopbackHost } from './own-origin.js';
 import type { RuntimeOptions } from './runtime/index.js';
+import { isLoopbackHost } from './server/own-origin.js';
 
 export interface AccountLimits {
   /** Concurrent running sessions; default 50. A create beyond it is a 429 with `limit_type: 'sessions'`. */

@@ -9,7 +9,7 @@
  * every account. Each answers after its webhook deliveries have finished, so a test can assert
  * on what its receiver got. Errors are the control plane's flat `{error}`.
  */
-import type { Reply, RouteRegistrar } from '../router.js';
+import type { Reply, RouteRegistrar } from '../server/router.js';
 import type { ServiceContext } from './context.js';
 import { EVENT_TYPE_NAMES } from './events.js';
 import { notificationView, pushNotification } from './notifications.js';

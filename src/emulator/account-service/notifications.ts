@@ -6,7 +6,7 @@
  * is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
  */
 import { randomUUID } from 'node:crypto';
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate, nowIso, type ServiceContext } from './context.js';
 import { badRequest, notFound } from './replies.js';
 import type { NotificationRecord } from './state.js';

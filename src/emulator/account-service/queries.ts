@@ -6,7 +6,7 @@
  * happen in one synchronous step, so no read can see one without the other.
  */
 import { randomUUID } from 'node:crypto';
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { defaultAnswerProvider } from './answers.js';
 import { authenticate, nowIso, requirePurchase, type ServiceContext } from './context.js';
 import { normalizeLocation } from './locations.js';

@@ -3,7 +3,7 @@
  * 400 is `{field: [messages]}`, 403 is `{detail}`, 402/404/429 are `{error}`. Routes throw
  * the emulator's one `HttpError`, worded here. No message ever contains a credential.
  */
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../server/http-error.js';
 
 /** An answer of the account service: its status, and its body as the service words it. */
 const reply = (status: number, body: unknown, headers?: Record<string, string>) =>

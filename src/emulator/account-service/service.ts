@@ -2,8 +2,8 @@
  * The emulated account service: route modules to mount on the emulator's router (the API under
  * `/api/v2/base`, admin routes under `/_emulator`), over the control plane's accounts and clock.
  */
-import { answeringErrors } from '../http-error.js';
-import type { RouteModule, RouteRegistrar } from '../router.js';
+import { answeringErrors } from '../server/http-error.js';
+import type { RouteModule, RouteRegistrar } from '../server/router.js';
 import { registerAccountAdminRoutes } from './admin.js';
 import type { ServiceContext } from './context.js';
 import { type DeliveryResult, Events } from './events.js';

@@ -7,7 +7,7 @@
  * rate limited.
  */
 import { randomUUID } from 'node:crypto';
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate, nowIso, type ServiceContext } from './context.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from './events.js';
 import { addFieldError, badRequest, type FieldErrors, notFound } from './replies.js';

@@ -3,9 +3,9 @@
  * never repeat what was sent.
  */
 import type { IncomingMessage } from 'node:http';
-import { unauthorized } from '../http-error.js';
-import type { Account } from '../model.js';
+import { unauthorized } from '../server/http-error.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account } from './model.js';
 
 const WHERE = "copy the current token from the dashboard's browser page";
 

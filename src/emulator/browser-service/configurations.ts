@@ -3,7 +3,7 @@
  * zip and isp included), reported instead of enforced, and the username the session would carry.
  */
 
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import { objectBody } from './request-body.js';

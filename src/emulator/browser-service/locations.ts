@@ -7,8 +7,8 @@ import {
   findCountry,
   findRegion,
 } from '../data/locations.js';
-import { badRequest, HttpError, unavailable } from '../http-error.js';
-import type { RouteRegistrar } from '../router.js';
+import { badRequest, HttpError, unavailable } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import { parseLimit } from './sessions.js';

@@ -1,6 +1,6 @@
 /** The browser service's routes, mounted under `/api/v2/browser`. */
 import { BROWSER_API_PATH } from '../../http/index.js';
-import type { RouteModule } from '../router.js';
+import type { RouteModule } from '../server/router.js';
 import { configurationRoutes } from './configurations.js';
 import type { BrowserServiceContext } from './context.js';
 import { locationRoutes } from './locations.js';

@@ -4,7 +4,7 @@
  * dataset (the first region, city, zip and ISP that fit what was asked), as a real exit has one.
  */
 import { COUNTRY_DETAILS, citiesOf } from '../data/locations.js';
-import type { PinnedLocation, SessionConfig } from '../model.js';
+import type { PinnedLocation, SessionConfig } from './model.js';
 
 /** Where a session without a country exits in the emulator. */
 const DEFAULT_EXIT_COUNTRY = 'us';

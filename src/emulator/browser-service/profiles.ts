@@ -1,10 +1,10 @@
 /** `/profiles`: saved browser profiles, unique by name within an account. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, limitReached, notFound } from '../http-error.js';
-import type { Account, ProfileRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
+import { badRequest, conflict, limitReached, notFound } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account, ProfileRecord } from './model.js';
 import { type JsonObject, objectBody, optionalBoolean, optionalString } from './request-body.js';
 
 /** A profile limit does not lift by waiting; the hint is to come back after deleting one. */

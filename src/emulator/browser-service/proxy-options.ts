@@ -1,6 +1,6 @@
 /** `GET /proxy/options`: the vocabulary, straight from `vocabulary.ts`. */
 
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import {

@@ -4,8 +4,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { HttpError, notFound } from '../http-error.js';
-import type { RouteModule } from '../router.js';
+import { HttpError, notFound } from '../server/http-error.js';
+import type { RouteModule } from '../server/router.js';
 import type { BrowserServiceContext } from './context.js';
 import { RECORDING_FILES_PREFIX } from './recordings.js';
 

@@ -3,10 +3,10 @@
  * listing. The file itself is served by `recording-files.ts`.
  */
 
-import type { RecordingRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { RecordingRecord } from './model.js';
 import { findSession } from './sessions.js';
 
 export const RECORDING_FILES_PREFIX = '/recording-files';

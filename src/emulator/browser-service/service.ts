@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { EmulatorClock } from '../clock.js';
 import type { ResolvedOptions } from '../options.js';
-import type { RouteModule } from '../router.js';
 import type {
   BrowserRuntime,
   CdpProxy,
@@ -21,13 +20,14 @@ import type {
   RunningSession,
   SessionDirectory,
 } from '../runtime/index.js';
-import type { Store } from '../store.js';
-import { UrlSigner } from '../url-signer.js';
+import type { RouteModule } from '../server/router.js';
 import type { BrowserServiceContext } from './context.js';
 import { browserServiceModule } from './module.js';
 import { recordingFilesModule } from './recording-files.js';
 import { SessionLifecycle } from './session-lifecycle.js';
+import type { Store } from './store.js';
 import { addSyntheticRecording, SYNTHETIC_RECORDINGS_DIR } from './synthetic-recording.js';
+import { UrlSigner } from './url-signer.js';
 
 export interface BrowserServiceDeps {
   options: ResolvedOptions;

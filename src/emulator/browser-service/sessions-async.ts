@@ -4,11 +4,11 @@
  * the concurrency limit are decided in the background and reported by the poll.
  */
 import { randomUUID } from 'node:crypto';
-import { HttpError, notFound } from '../http-error.js';
-import type { AsyncCreateRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
+import { HttpError, notFound } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { AsyncCreateRecord } from './model.js';
 import { resolveCreate } from './session-request.js';
 import { sessionCreated } from './session-views.js';
 

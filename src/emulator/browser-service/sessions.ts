@@ -1,11 +1,11 @@
 /** `/sessions`: create, list, fetch, connection details, pages, delete. */
 
-import { badRequest, notFound } from '../http-error.js';
-import type { Account, SessionRecord } from '../model.js';
-import { openLatencyFront } from '../network-model.js';
-import type { RouteRegistrar } from '../router.js';
+import { badRequest, notFound } from '../server/http-error.js';
+import { openLatencyFront } from '../server/network-model.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account, SessionRecord } from './model.js';
 import { resolveCreate } from './session-request.js';
 import { cdpUrlOf, sessionCreated, sessionDetail, sessionSummary } from './session-views.js';
 

@@ -3,9 +3,6 @@
  * Each one counts as activity for the idle timeout, like CDP traffic.
  */
 
-import { badRequest, conflict, HttpError } from '../http-error.js';
-import type { Account, SessionRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
 import {
   NavigationError,
   type PageActions,
@@ -13,8 +10,11 @@ import {
   PageUnresponsiveError,
   SelectorNotFoundError,
 } from '../runtime/index.js';
+import { badRequest, conflict, HttpError } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account, SessionRecord } from './model.js';
 import { objectBody, requiredNumber, requiredString } from './request-body.js';
 import { findSession } from './sessions.js';
 

@@ -4,7 +4,8 @@
  * account's" and "past retention" are the same `undefined` (a 404 for the caller).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EmulatorClock } from './clock.js';
+import type { EmulatorClock } from '../clock.js';
+import type { AccountLimits } from '../options.js';
 import type {
   Account,
   AsyncCreateRecord,
@@ -13,7 +14,6 @@ import type {
   SessionRecord,
   TokenRecord,
 } from './model.js';
-import type { AccountLimits } from './options.js';
 
 export interface NewAccount {
   purchased?: boolean;
