@@ -10,7 +10,7 @@
  * on what its receiver got. Errors are the control plane's flat `{error}`.
  */
 import type { Reply, RouteRegistrar } from '../server/router.js';
-import type { ServiceContext } from './context.js';
+import type { AccountServiceContext } from './context.js';
 import { EVENT_TYPE_NAMES } from './events.js';
 import { notificationView, pushNotification } from './notifications.js';
 import type { AccountRecord } from './types.js';
@@ -22,7 +22,7 @@ const fail = (status: number, error: string): Reply => ({ status, body: { error 
 
 type Target = { accounts: AccountRecord[] } | { error: Reply };
 
-function targets(ctx: ServiceContext, body: Record<string, unknown>, all: boolean): Target {
+function targets(ctx: AccountServiceContext, body: Record<string, unknown>, all: boolean): Target {
   const { accountId, apiKey } = body;
   if (typeof accountId === 'string') {
     const account = ctx.accounts.byId(accountId);
@@ -36,7 +36,10 @@ function targets(ctx: ServiceContext, body: Record<string, unknown>, all: boolea
   return { accounts: [...ctx.accounts.list()] };
 }
 
-export function registerAccountAdminRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
+export function registerAccountAdminRoutes(
+  routes: RouteRegistrar,
+  ctx: AccountServiceContext,
+): void {
   routes.add('POST', '/events', async ({ body }) => {
     if (!isRecord(body)) return fail(400, 'Expected a JSON object {type, data?, accountId?}');
     if (typeof body.type !== 'string' || !EVENT_TYPE_NAMES.has(body.type)) {

@@ -1,4 +1,7 @@
-/** What every route file of the account service shares: options, clock, accounts, state. */
+/**
+ * What the account service's route files share, built once by `createAccountService()`:
+ * options, clock, the accounts it reads, its own state.
+ */
 import type { IncomingMessage } from 'node:http';
 import type { Events } from './events.js';
 import type { ResolvedAccountOptions } from './options.js';
@@ -7,7 +10,7 @@ import { notPurchased, unauthorized } from './replies.js';
 import type { AccountStates } from './state.js';
 import type { AccountClock, AccountDirectory, AccountRecord } from './types.js';
 
-export interface ServiceContext {
+export interface AccountServiceContext {
   options: ResolvedAccountOptions;
   clock: AccountClock;
   accounts: AccountDirectory;
@@ -26,7 +29,7 @@ export function nowIso(clock: AccountClock): string {
  * The account behind `Authorization: x-api-key <KEY>`, or the 401 reply. The scheme word is
  * matched case-insensitively; anything else (`Bearer`, a bare key) is refused.
  */
-export function authenticate(ctx: ServiceContext, req: IncomingMessage): AccountRecord {
+export function authenticate(ctx: AccountServiceContext, req: IncomingMessage): AccountRecord {
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^x-api-key\s+(\S+)\s*$/i.exec(header) : null;
   const account = match?.[1] ? ctx.accounts.byApiKey(match[1]) : undefined;

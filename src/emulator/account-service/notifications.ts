@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RouteRegistrar } from '../server/router.js';
-import { authenticate, nowIso, type ServiceContext } from './context.js';
+import { type AccountServiceContext, authenticate, nowIso } from './context.js';
 import { badRequest, notFound } from './replies.js';
 import type { NotificationRecord } from './state.js';
 
@@ -31,7 +31,7 @@ export function notificationView(n: NotificationRecord) {
 
 /** Queues an unread notification and emits `notification.created`. */
 export function pushNotification(
-  ctx: ServiceContext,
+  ctx: AccountServiceContext,
   accountId: string,
   input: NotificationInput,
 ): NotificationRecord {
@@ -48,7 +48,10 @@ export function pushNotification(
   return record;
 }
 
-export function registerNotificationRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
+export function registerNotificationRoutes(
+  routes: RouteRegistrar,
+  ctx: AccountServiceContext,
+): void {
   routes.add('GET', '/notifications', ({ req }) => {
     const { notifications } = ctx.states.of(authenticate(ctx, req).id);
     return { body: [...notifications.values()].filter((n) => !n.read).map(notificationView) };

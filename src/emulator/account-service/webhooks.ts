@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RouteRegistrar } from '../server/router.js';
-import { authenticate, nowIso, type ServiceContext } from './context.js';
+import { type AccountServiceContext, authenticate, nowIso } from './context.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from './events.js';
 import { addFieldError, badRequest, type FieldErrors, notFound } from './replies.js';
 import { newSigningSecret } from './signing.js';
@@ -38,7 +38,7 @@ export function webhookView(hook: WebhookRecord) {
   };
 }
 
-export function registerWebhookRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
+export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServiceContext): void {
   const hooksOf = (req: Parameters<typeof authenticate>[1]) =>
     ctx.states.of(authenticate(ctx, req).id).webhooks;
   const find = (req: Parameters<typeof authenticate>[1], id: string | undefined) => {

@@ -29,25 +29,26 @@ function normalized(config: Record<string, unknown>, issues: Issue[]) {
   };
 }
 
-export function configurationRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('POST', '/configurations/validate', ({ req, body }) => {
-      const account = authenticate(ctx, req);
-      const { resolved, issues } = resolveSessionRequest(objectBody(body), {
-        account,
-        findProfile: (id) => ctx.store.profile(account.id, id),
-        requirePassword: false,
-      });
-      return {
-        body: {
-          data: {
-            valid: issues.length === 0,
-            normalized: normalized({ ...resolved.config }, issues),
-            issues: issues.length === 0 ? null : issues,
-            proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
-          },
-        },
-      };
+export function registerConfigurationRoutes(
+  routes: RouteRegistrar,
+  ctx: BrowserServiceContext,
+): void {
+  routes.add('POST', '/configurations/validate', ({ req, body }) => {
+    const account = authenticate(ctx, req);
+    const { resolved, issues } = resolveSessionRequest(objectBody(body), {
+      account,
+      findProfile: (id) => ctx.store.profile(account.id, id),
+      requirePassword: false,
     });
-  };
+    return {
+      body: {
+        data: {
+          valid: issues.length === 0,
+          normalized: normalized({ ...resolved.config }, issues),
+          issues: issues.length === 0 ? null : issues,
+          proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
+        },
+      },
+    };
+  });
 }

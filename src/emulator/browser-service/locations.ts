@@ -110,28 +110,23 @@ function parseOffset(raw: string | null): number {
   return Number(raw);
 }
 
-export function locationRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('GET', '/locations/:level', ({ req, params, query }) => {
-      authenticate(ctx, req);
-      const level = params.level as LocationLevel;
-      if (!LOCATION_LEVELS.includes(level)) {
-        throw new HttpError(
-          404,
-          `Unknown location level; use one of: ${LOCATION_LEVELS.join(', ')}`,
-        );
-      }
-      if (!ctx.options.locations) {
-        throw unavailable(
-          'locations_not_configured',
-          LOCATIONS_OFF_RETRY_AFTER_SECONDS,
-          'Location data is not configured for this deployment',
-        );
-      }
-      checkFilters(query);
-      const limit = parseLimit(query.get('limit'), LOCATIONS_DEFAULT_LIMIT, LOCATIONS_MAX_LIMIT);
-      const offset = parseOffset(query.get('offset'));
-      return { body: { data: listLocations(level, query).slice(offset, offset + limit) } };
-    });
-  };
+export function registerLocationRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
+  routes.add('GET', '/locations/:level', ({ req, params, query }) => {
+    authenticate(ctx, req);
+    const level = params.level as LocationLevel;
+    if (!LOCATION_LEVELS.includes(level)) {
+      throw new HttpError(404, `Unknown location level; use one of: ${LOCATION_LEVELS.join(', ')}`);
+    }
+    if (!ctx.options.locations) {
+      throw unavailable(
+        'locations_not_configured',
+        LOCATIONS_OFF_RETRY_AFTER_SECONDS,
+        'Location data is not configured for this deployment',
+      );
+    }
+    checkFilters(query);
+    const limit = parseLimit(query.get('limit'), LOCATIONS_DEFAULT_LIMIT, LOCATIONS_MAX_LIMIT);
+    const offset = parseOffset(query.get('offset'));
+    return { body: { data: listLocations(level, query).slice(offset, offset + limit) } };
+  });
 }

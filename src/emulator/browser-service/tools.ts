@@ -79,26 +79,24 @@ const SESSION_ACTIONS: Record<string, (body: Record<string, unknown>) => Action>
   },
 };
 
-export function toolRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    for (const [name, prepare] of Object.entries(TOOLS)) {
-      r.add('POST', `/tools/${name}`, async ({ req, body }) => {
-        const account = authenticate(ctx, req);
-        const fields = objectBody(body);
-        const sessionId = requiredString(fields, 'session_id');
-        const action = prepare(fields);
-        return { body: { data: await run(ctx, account, sessionId, action, fields) } };
-      });
-    }
-    for (const [name, prepare] of Object.entries(SESSION_ACTIONS)) {
-      r.add('POST', `/sessions/:id/${name}`, async ({ req, body, params }) => {
-        const account = authenticate(ctx, req);
-        const fields = objectBody(body);
-        const action = prepare(fields);
-        return { body: { data: await run(ctx, account, params.id as string, action, fields) } };
-      });
-    }
-  };
+export function registerToolRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
+  for (const [name, prepare] of Object.entries(TOOLS)) {
+    routes.add('POST', `/tools/${name}`, async ({ req, body }) => {
+      const account = authenticate(ctx, req);
+      const fields = objectBody(body);
+      const sessionId = requiredString(fields, 'session_id');
+      const action = prepare(fields);
+      return { body: { data: await run(ctx, account, sessionId, action, fields) } };
+    });
+  }
+  for (const [name, prepare] of Object.entries(SESSION_ACTIONS)) {
+    routes.add('POST', `/sessions/:id/${name}`, async ({ req, body, params }) => {
+      const account = authenticate(ctx, req);
+      const fields = objectBody(body);
+      const action = prepare(fields);
+      return { body: { data: await run(ctx, account, params.id as string, action, fields) } };
+    });
+  }
 }
 
 async function run(
