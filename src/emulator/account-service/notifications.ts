@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RouteRegistrar } from '../server/router.js';
-import { type AccountServiceContext, authenticate, nowIso } from './context.js';
+import { authenticate } from './auth.js';
+import { type AccountServiceContext, nowIso } from './context.js';
 import { badRequest, notFound } from './replies.js';
 import type { NotificationRecord } from './state.js';
 

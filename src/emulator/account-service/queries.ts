@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RouteRegistrar } from '../server/router.js';
 import { defaultAnswerProvider } from './answers.js';
-import { type AccountServiceContext, authenticate, nowIso, requirePurchase } from './context.js';
+import { authenticate, requirePurchase } from './auth.js';
+import { type AccountServiceContext, nowIso } from './context.js';
 import { normalizeLocation } from './locations.js';
 import { pushNotification } from './notifications.js';
 import { pendingMs } from './options.js';

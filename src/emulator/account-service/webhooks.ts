@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RouteRegistrar } from '../server/router.js';
-import { type AccountServiceContext, authenticate, nowIso } from './context.js';
+import { authenticate } from './auth.js';
+import { type AccountServiceContext, nowIso } from './context.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from './events.js';
 import { addFieldError, badRequest, type FieldErrors, notFound } from './replies.js';
 import { newSigningSecret } from './signing.js';
