@@ -3,8 +3,8 @@
  * Messages never repeat what was sent.
  */
 import type { IncomingMessage } from 'node:http';
+import { accountUnauthorized, notPurchased } from '../server/http-error.js';
 import type { AccountServiceContext } from './context.js';
-import { notPurchased, unauthorized } from './replies.js';
 import type { AccountRecord } from './types.js';
 
 /**
@@ -15,7 +15,7 @@ export function authenticate(ctx: AccountServiceContext, req: IncomingMessage): 
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^x-api-key\s+(\S+)\s*$/i.exec(header) : null;
   const account = match?.[1] ? ctx.accounts.byApiKey(match[1]) : undefined;
-  if (!account) throw unauthorized();
+  if (!account) throw accountUnauthorized();
   return account;
 }
 

@@ -6,10 +6,10 @@
  * is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
  */
 import { randomUUID } from 'node:crypto';
+import { accountBadRequest, accountNotFound } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import { type AccountServiceContext, nowIso } from './context.js';
-import { badRequest, notFound } from './replies.js';
 import type { NotificationRecord } from './state.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -62,10 +62,10 @@ export function registerNotificationRoutes(
     const { notifications } = ctx.states.of(authenticate(ctx, req).id);
     const id = params.id ?? '';
     if (!UUID.test(id)) {
-      throw badRequest({ notification_id: ['Must be a valid UUID.'] });
+      throw accountBadRequest({ notification_id: ['Must be a valid UUID.'] });
     }
     const record = notifications.get(id.toLowerCase());
-    if (!record) throw notFound();
+    if (!record) throw accountNotFound();
     record.read = true;
     return { status: 204 };
   });

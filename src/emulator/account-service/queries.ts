@@ -6,6 +6,7 @@
  * happen in one synchronous step, so no read can see one without the other.
  */
 import { randomUUID } from 'node:crypto';
+import { accountNotFound, insufficientCredits } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { defaultAnswerProvider } from './answers.js';
 import { authenticate, requirePurchase } from './auth.js';
@@ -13,7 +14,6 @@ import { type AccountServiceContext, nowIso } from './context.js';
 import { normalizeLocation } from './locations.js';
 import { pushNotification } from './notifications.js';
 import { pendingMs } from './options.js';
-import { insufficientCredits, notFound } from './replies.js';
 import type { Batch, CreditRecord, RowRecord } from './state.js';
 import type { AccountRecord } from './types.js';
 import { validateSubmit } from './validation.js';
@@ -50,7 +50,7 @@ export function registerQueryRoutes(routes: RouteRegistrar, ctx: AccountServiceC
     requirePurchase(account);
     ctx.limits.take(account.id, 'read');
     const batch = ctx.states.of(account.id).batches.get(params.requestId ?? '');
-    if (!batch) throw notFound();
+    if (!batch) throw accountNotFound();
     const now = ctx.clock.now();
     for (const record of batch.rows) if (record.resolveAt <= now) settle(ctx, record);
     return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
