@@ -1,6 +1,6 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
 import { RequestValidationError } from '../http/index.js';
-import type { AccountServiceOptions } from './account-service/options.js';
+import type { AccountServiceOptions } from './account-service/account-options.js';
 import type { RuntimeOptions } from './runtime/index.js';
 import { isLoopbackHost } from './server/own-origin.js';
 

@@ -2,8 +2,9 @@
  * What the account service's route files share, built once by `createAccountService()`:
  * options, clock, the accounts it reads, its own state.
  */
+
+import type { ResolvedAccountOptions } from './account-options.js';
 import type { Events } from './events.js';
-import type { ResolvedAccountOptions } from './options.js';
 import type { AccountRateLimits } from './rate-limits.js';
 import type { AccountStates } from './state.js';
 import type { AccountClock, AccountDirectory } from './types.js';

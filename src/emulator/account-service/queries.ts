@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { accountNotFound, insufficientCredits } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { pendingMs } from './account-options.js';
 import { defaultAnswerProvider } from './answers.js';
 import { authenticate, requirePurchase } from './auth.js';
 import { type AccountServiceContext, nowIso } from './context.js';
-import { normalizeLocation } from './locations.js';
+import { normalizeLocation } from './location-normalizer.js';
 import { pushNotification } from './notifications.js';
-import { pendingMs } from './options.js';
 import type { Batch, CreditRecord, RowRecord } from './state.js';
 import type { AccountRecord } from './types.js';
 import { validateSubmit } from './validation.js';

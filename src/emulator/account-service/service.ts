@@ -4,7 +4,8 @@
  */
 import { answeringErrors } from '../server/http-error.js';
 import type { RouteModule, RouteRegistrar } from '../server/router.js';
-import { registerAccountAdminRoutes } from './admin.js';
+import { type AccountServiceOptions, resolveAccountOptions } from './account-options.js';
+import { registerAccountAdminRoutes } from './admin-actions.js';
 import type { AccountServiceContext } from './context.js';
 import { type DeliveryResult, Events } from './events.js';
 import {
@@ -12,7 +13,6 @@ import {
   pushNotification,
   registerNotificationRoutes,
 } from './notifications.js';
-import { type AccountServiceOptions, resolveAccountOptions } from './options.js';
 import { registerQueryRoutes } from './queries.js';
 import { hash32, seededRandom } from './random.js';
 import { AccountRateLimits } from './rate-limits.js';

@@ -5,8 +5,8 @@
  */
 
 import { accountBadRequest, addFieldError, type FieldErrors } from '../server/http-error.js';
-import { isKnownCountry } from './locations.js';
-import type { ResolvedAccountOptions } from './options.js';
+import type { ResolvedAccountOptions } from './account-options.js';
+import { isKnownCountry } from './location-normalizer.js';
 import { PLATFORMS, type Platform } from './types.js';
 
 export const MAX_QUESTIONS = 20;

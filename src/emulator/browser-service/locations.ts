@@ -1,4 +1,4 @@
-/** `GET /locations/{level}` over the bundled dataset (`../data/locations.ts`). */
+/** `GET /locations/{level}` over the bundled dataset (`../data/location-dataset.ts`). */
 
 import {
   COUNTRY_DETAILS,
@@ -6,7 +6,7 @@ import {
   citiesOf,
   findCountry,
   findRegion,
-} from '../data/locations.js';
+} from '../data/location-dataset.js';
 import { badRequest, HttpError, unavailable } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
