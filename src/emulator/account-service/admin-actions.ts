@@ -40,7 +40,7 @@ function targets(
   return [...ctx.accounts.list()];
 }
 
-export function registerAccountAdminRoutes(
+export function registerAdminActionRoutes(
   routes: RouteRegistrar,
   ctx: AccountServiceContext,
 ): void {

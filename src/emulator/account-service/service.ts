@@ -5,7 +5,7 @@
 import { answeringErrors } from '../server/http-error.js';
 import type { RouteModule, RouteRegistrar } from '../server/router.js';
 import { type AccountServiceOptions, resolveAccountOptions } from './account-options.js';
-import { registerAccountAdminRoutes } from './admin-actions.js';
+import { registerAdminActionRoutes } from './admin-actions.js';
 import type { AccountServiceContext } from './context.js';
 import { type DeliveryResult, Events } from './events.js';
 import {
@@ -79,7 +79,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
     },
     adminRoutes: {
       prefix: '/_emulator',
-      register: (router) => registerAccountAdminRoutes(answering(router), ctx),
+      register: (router) => registerAdminActionRoutes(answering(router), ctx),
     },
     emit: (accountId, type, data) => events.emit(accountId, type, data ?? {}),
     notify: (accountId, input) => pushNotification(ctx, accountId, input),

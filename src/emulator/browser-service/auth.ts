@@ -20,7 +20,7 @@ export function authenticate(ctx: BrowserServiceContext, req: IncomingMessage): 
   if (!match) {
     throw unauthorized(`Malformed Authorization header: expected "Bearer <token>" (${WHERE})`);
   }
-  const result = ctx.store.authenticate(match[1] as string);
+  const result = ctx.store.checkToken(match[1] as string);
   if (result.kind === 'expired') {
     throw unauthorized(
       `The browser token has expired (tokens are valid for 7 days): ${WHERE} again`,

@@ -70,7 +70,8 @@ export class Store {
     return token;
   }
 
-  authenticate(token: string): Authentication {
+  /** Whether a browser token is one of ours and still valid (its account when it is). */
+  checkToken(token: string): Authentication {
     const record = this.tokens.get(token);
     const account = record && this.accounts.get(record.accountId);
     if (!record || !account) return { kind: 'invalid' };
