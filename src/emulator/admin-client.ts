@@ -1,5 +1,4 @@
 /** A small typed client of the admin API, handed out on the `startEmulator()` handle. */
-
 import type { AccountLimits } from './options.js';
 import type { Fault, FaultSpec } from './server/faults.js';
 
