@@ -1,7 +1,7 @@
 /** A small typed client of the admin API, handed out on the `startEmulator()` handle. */
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { Fault, FaultSpec } from './faults.js';
 import type { AccountLimits } from './options.js';
+import type { Fault, FaultSpec } from './server/faults.js';
 
 export interface CreatedAccount {
   accountId: string;

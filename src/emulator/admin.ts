@@ -4,14 +4,14 @@
  */
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import type { Account } from './browser-service/model.js';
+import type { Store } from './browser-service/store.js';
 import type { EmulatorClock } from './clock.js';
-import { type FaultRegistry, faultSpecSchema } from './faults.js';
-import { badRequest, notFound } from './http-error.js';
-import type { Account } from './model.js';
 import { type Internet, siteIssue } from './network/internet.js';
-import type { RouteModule } from './router.js';
 import type { BrowserRuntime } from './runtime/index.js';
-import type { Store } from './store.js';
+import { type FaultRegistry, faultSpecSchema } from './server/faults.js';
+import { badRequest, notFound } from './server/http-error.js';
+import type { RouteModule } from './server/router.js';
 
 /** What the admin API reads and moves: the state, clock, faults, runtime. */
 export interface AdminDeps {

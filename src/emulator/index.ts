@@ -5,7 +5,6 @@ export type {
   EmulatorState,
   NewAccountInput,
 } from './admin-client.js';
-export type { FaultSpec } from './faults.js';
 export type {
   AccountLimits,
   EmulatorLogger,
@@ -14,5 +13,6 @@ export type {
 } from './options.js';
 export type { FfmpegLookup } from './runtime/find-executables.js';
 export { ChromiumNotFoundError, findChromium, findFfmpeg } from './runtime/find-executables.js';
+export type { FaultSpec } from './server/faults.js';
 export type { EmulatorHandle } from './start.js';
 export { startEmulator } from './start.js';

@@ -1,10 +1,10 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
 import { RequestValidationError } from '../http/index.js';
-import type { AccountServiceOptions } from './account-service/options.js';
+import type { AccountServiceOptions } from './account-service/account-options.js';
 import { siteIssue } from './network/internet.js';
-import { isLoopbackHost } from './own-origin.js';
 import type { RuntimeOptions } from './runtime/index.js';
 import { type Isolation, RUNTIME_DEFAULT_ISOLATION } from './runtime/sandbox.js';
+import { isLoopbackHost } from './server/own-origin.js';
 
 export interface AccountLimits {
   /** Concurrent running sessions; default 50. A create beyond it is a 429 with `limit_type: 'sessions'`. */

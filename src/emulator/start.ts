@@ -6,26 +6,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { redact } from '../http/index.js';
-import { accountDirectory } from './account-service/directory.js';
 import { createAccountService } from './account-service/service.js';
 import { adminModule } from './admin.js';
 import { type AdminClient, createAdminClient } from './admin-client.js';
+import { accountDirectory } from './browser-service/account-directory.js';
 import {
   type BrowserService,
   type BrowserServiceDeps,
   createBrowserService,
 } from './browser-service/service.js';
+import { Store } from './browser-service/store.js';
 import { EmulatorClock } from './clock.js';
-import { FaultRegistry } from './faults.js';
 import { type EmulatorNetwork, prepareNetwork } from './network/setup.js';
-import { type LatencyFront, openLatencyFront } from './network-model.js';
 import {
   type EmulatorOptions,
   exposureWarning,
   type ResolvedOptions,
   resolveOptions,
 } from './options.js';
-import { Router } from './router.js';
 import {
   type BrowserRuntime,
   createBrowserRuntime,
@@ -33,8 +31,10 @@ import {
   createLiveView,
   removeOnExit,
 } from './runtime/index.js';
-import { createEmulatorServer, type ServerDeps } from './server.js';
-import { Store } from './store.js';
+import { FaultRegistry } from './server/faults.js';
+import { type LatencyFront, openLatencyFront } from './server/network-model.js';
+import { Router } from './server/router.js';
+import { createEmulatorServer, type ServerDeps } from './server/server.js';
 
 export interface EmulatorHandle {
   /** Origin of the emulator (`http://127.0.0.1:<port>`); same as `browserUrl` and `accountUrl`. */

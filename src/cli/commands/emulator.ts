@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { EmulatorHandle, EmulatorOptions } from '../../emulator/index.js';
-import { isLoopbackHost } from '../../emulator/own-origin.js';
+import { isLoopbackHost } from '../../emulator/server/own-origin.js';
 import { runChild } from '../child.js';
 import { CliError, usageError } from '../errors.js';
 import { act, integer, type Options, type Runtime } from '../kit.js';

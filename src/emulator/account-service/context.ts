@@ -1,13 +1,15 @@
-/** What every route file of the account service shares: options, clock, accounts, state. */
-import type { IncomingMessage } from 'node:http';
-import type { Events } from './events.js';
-import type { ResolvedAccountOptions } from './options.js';
-import type { AccountRateLimits } from './rate-limits.js';
-import { notPurchased, unauthorized } from './replies.js';
-import type { AccountStates } from './state.js';
-import type { AccountClock, AccountDirectory, AccountRecord } from './types.js';
+/**
+ * What the account service's route files share, built once by `createAccountService()`:
+ * options, clock, the accounts it reads, its own state.
+ */
 
-export interface ServiceContext {
+import type { ResolvedAccountOptions } from './account-options.js';
+import type { Events } from './events.js';
+import type { AccountRateLimits } from './rate-limits.js';
+import type { AccountStates } from './state.js';
+import type { AccountClock, AccountDirectory } from './types.js';
+
+export interface AccountServiceContext {
   options: ResolvedAccountOptions;
   clock: AccountClock;
   accounts: AccountDirectory;
@@ -20,21 +22,4 @@ export interface ServiceContext {
 
 export function nowIso(clock: AccountClock): string {
   return new Date(clock.now()).toISOString();
-}
-
-/**
- * The account behind `Authorization: x-api-key <KEY>`, or the 401 reply. The scheme word is
- * matched case-insensitively; anything else (`Bearer`, a bare key) is refused.
- */
-export function authenticate(ctx: ServiceContext, req: IncomingMessage): AccountRecord {
-  const header = req.headers.authorization;
-  const match = typeof header === 'string' ? /^x-api-key\s+(\S+)\s*$/i.exec(header) : null;
-  const account = match?.[1] ? ctx.accounts.byApiKey(match[1]) : undefined;
-  if (!account) throw unauthorized();
-  return account;
-}
-
-/** The query endpoints (balance included) need a completed credit-pack purchase. */
-export function requirePurchase(account: AccountRecord): void {
-  if (!account.purchased) throw notPurchased();
 }

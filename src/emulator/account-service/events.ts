@@ -5,7 +5,7 @@
  * No retries: the emulator models the latest attempt only.
  */
 import { randomUUID } from 'node:crypto';
-import type { ResolvedAccountOptions } from './options.js';
+import type { ResolvedAccountOptions } from './account-options.js';
 import { signatureHeader } from './signing.js';
 import type { AccountStates, LastDelivery, WebhookRecord } from './state.js';
 import type { AccountClock } from './types.js';

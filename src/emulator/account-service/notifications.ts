@@ -6,9 +6,10 @@
  * is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
  */
 import { randomUUID } from 'node:crypto';
-import type { RouteRegistrar } from '../router.js';
-import { authenticate, nowIso, type ServiceContext } from './context.js';
-import { badRequest, notFound } from './replies.js';
+import { accountBadRequest, accountNotFound } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
+import { authenticate } from './auth.js';
+import { type AccountServiceContext, nowIso } from './context.js';
 import type { NotificationRecord } from './state.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,7 +32,7 @@ export function notificationView(n: NotificationRecord) {
 
 /** Queues an unread notification and emits `notification.created`. */
 export function pushNotification(
-  ctx: ServiceContext,
+  ctx: AccountServiceContext,
   accountId: string,
   input: NotificationInput,
 ): NotificationRecord {
@@ -48,7 +49,10 @@ export function pushNotification(
   return record;
 }
 
-export function registerNotificationRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
+export function registerNotificationRoutes(
+  routes: RouteRegistrar,
+  ctx: AccountServiceContext,
+): void {
   routes.add('GET', '/notifications', ({ req }) => {
     const { notifications } = ctx.states.of(authenticate(ctx, req).id);
     return { body: [...notifications.values()].filter((n) => !n.read).map(notificationView) };
@@ -58,10 +62,10 @@ export function registerNotificationRoutes(routes: RouteRegistrar, ctx: ServiceC
     const { notifications } = ctx.states.of(authenticate(ctx, req).id);
     const id = params.id ?? '';
     if (!UUID.test(id)) {
-      throw badRequest({ notification_id: ['Must be a valid UUID.'] });
+      throw accountBadRequest({ notification_id: ['Must be a valid UUID.'] });
     }
     const record = notifications.get(id.toLowerCase());
-    if (!record) throw notFound();
+    if (!record) throw accountNotFound();
     record.read = true;
     return { status: 204 };
   });

@@ -6,13 +6,14 @@
  * happen in one synchronous step, so no read can see one without the other.
  */
 import { randomUUID } from 'node:crypto';
-import type { RouteRegistrar } from '../router.js';
+import { accountNotFound, insufficientCredits } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
+import { pendingMs } from './account-options.js';
 import { defaultAnswerProvider } from './answers.js';
-import { authenticate, nowIso, requirePurchase, type ServiceContext } from './context.js';
-import { normalizeLocation } from './locations.js';
+import { authenticate, requirePurchase } from './auth.js';
+import { type AccountServiceContext, nowIso } from './context.js';
+import { normalizeLocation } from './location-normalizer.js';
 import { pushNotification } from './notifications.js';
-import { pendingMs } from './options.js';
-import { insufficientCredits, notFound } from './replies.js';
 import type { Batch, CreditRecord, RowRecord } from './state.js';
 import type { AccountRecord } from './types.js';
 import { validateSubmit } from './validation.js';
@@ -20,7 +21,7 @@ import { validateSubmit } from './validation.js';
 /** The failure marker a question can carry to make its rows fail (tests of refunds). */
 export const FAIL_MARKER = '[emulator:fail]';
 
-export function registerQueryRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
+export function registerQueryRoutes(routes: RouteRegistrar, ctx: AccountServiceContext): void {
   routes.add('GET', '/llm/balance', ({ req }) => {
     const account = authenticate(ctx, req);
     requirePurchase(account);
@@ -49,14 +50,14 @@ export function registerQueryRoutes(routes: RouteRegistrar, ctx: ServiceContext)
     requirePurchase(account);
     ctx.limits.take(account.id, 'read');
     const batch = ctx.states.of(account.id).batches.get(params.requestId ?? '');
-    if (!batch) throw notFound();
+    if (!batch) throw accountNotFound();
     const now = ctx.clock.now();
     for (const record of batch.rows) if (record.resolveAt <= now) settle(ctx, record);
     return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
   });
 }
 
-function grantMonthlyCredits(ctx: ServiceContext, account: AccountRecord): void {
+function grantMonthlyCredits(ctx: AccountServiceContext, account: AccountRecord): void {
   const state = ctx.states.of(account.id);
   const month = new Date(ctx.clock.now()).toISOString().slice(0, 7);
   if (state.freeCreditsMonth === month) return;
@@ -70,7 +71,7 @@ function grantMonthlyCredits(ctx: ServiceContext, account: AccountRecord): void 
   });
 }
 
-function warnIfLow(ctx: ServiceContext, account: AccountRecord, before: number): void {
+function warnIfLow(ctx: AccountServiceContext, account: AccountRecord, before: number): void {
   const threshold = ctx.options.lowCreditThreshold;
   if (!(before >= threshold && account.balance < threshold)) return;
   void ctx.events.emit(account.id, 'credits.low', { balance: account.balance, threshold });
@@ -82,7 +83,7 @@ function warnIfLow(ctx: ServiceContext, account: AccountRecord, before: number):
 }
 
 function createBatch(
-  ctx: ServiceContext,
+  ctx: AccountServiceContext,
   account: AccountRecord,
   request: ReturnType<typeof validateSubmit>,
 ): Batch {
@@ -131,7 +132,7 @@ function createBatch(
 }
 
 /** Moves a due row to `success` or `failed` (refunding first). Idempotent. */
-export function settle(ctx: ServiceContext, record: RowRecord): void {
+export function settle(ctx: AccountServiceContext, record: RowRecord): void {
   if (record.row.status !== 'pending' || record.settling) return;
   record.timer?.cancel();
   if (record.willFail) {
@@ -165,7 +166,7 @@ export function settle(ctx: ServiceContext, record: RowRecord): void {
 }
 
 function succeed(
-  ctx: ServiceContext,
+  ctx: AccountServiceContext,
   record: RowRecord,
   raw: RowRecord['row']['raw_response'],
 ): void {
@@ -175,7 +176,7 @@ function succeed(
   record.row.updated = nowIso(ctx.clock);
 }
 
-function fail(ctx: ServiceContext, record: RowRecord): void {
+function fail(ctx: AccountServiceContext, record: RowRecord): void {
   if (record.row.status !== 'pending') return;
   // Refund first: the credit is back before any read can see the row as failed.
   record.credit.failed++;

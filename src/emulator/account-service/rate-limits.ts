@@ -2,7 +2,7 @@
  * Per-account request-rate limits on the emulator clock: a sliding window log, so "20 per
  * minute" holds for any 60 s span, which is also how the client's limiter counts.
  */
-import { rateLimited } from './replies.js';
+import { rateLimited } from '../server/http-error.js';
 
 export type RateGroup = 'submit' | 'read';
 

@@ -2,17 +2,17 @@
  * The emulated account service: route modules to mount on the emulator's router (the API under
  * `/api/v2/base`, admin routes under `/_emulator`), over the control plane's accounts and clock.
  */
-import { answeringErrors } from '../http-error.js';
-import type { RouteModule, RouteRegistrar } from '../router.js';
-import { registerAccountAdminRoutes } from './admin.js';
-import type { ServiceContext } from './context.js';
+import { answeringErrors } from '../server/http-error.js';
+import type { RouteModule, RouteRegistrar } from '../server/router.js';
+import { type AccountServiceOptions, resolveAccountOptions } from './account-options.js';
+import { registerAdminActionRoutes } from './admin-actions.js';
+import type { AccountServiceContext } from './context.js';
 import { type DeliveryResult, Events } from './events.js';
 import {
   type NotificationInput,
   pushNotification,
   registerNotificationRoutes,
 } from './notifications.js';
-import { type AccountServiceOptions, resolveAccountOptions } from './options.js';
 import { registerQueryRoutes } from './queries.js';
 import { hash32, seededRandom } from './random.js';
 import { AccountRateLimits } from './rate-limits.js';
@@ -43,6 +43,9 @@ export interface AccountService {
   reset(): void;
 }
 
+/** The route files of the API, one per resource of the spec, mounted under `/api/v2/base`. */
+const API_ROUTES = [registerQueryRoutes, registerWebhookRoutes, registerNotificationRoutes];
+
 /** Answers its own errors, so the service serves on any router (the emulator's, a test's). */
 const answering = (router: RouteRegistrar): RouteRegistrar => ({
   add: (method, pattern, handler) => router.add(method, pattern, answeringErrors(handler)),
@@ -54,7 +57,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
   const events = new Events(states, deps.clock, options);
   const seed = typeof options.seed === 'number' ? options.seed : hash32(options.seed);
   let random = seededRandom(seed);
-  const ctx: ServiceContext = {
+  const ctx: AccountServiceContext = {
     options,
     clock: deps.clock,
     accounts: deps.accounts,
@@ -71,14 +74,12 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
         status === 400 ? { non_field_errors: [message] } : { error: message },
       register(router) {
         const routes = answering(router);
-        registerQueryRoutes(routes, ctx);
-        registerWebhookRoutes(routes, ctx);
-        registerNotificationRoutes(routes, ctx);
+        for (const register of API_ROUTES) register(routes, ctx);
       },
     },
     adminRoutes: {
       prefix: '/_emulator',
-      register: (r) => registerAccountAdminRoutes(answering(r), ctx),
+      register: (router) => registerAdminActionRoutes(answering(router), ctx),
     },
     emit: (accountId, type, data) => events.emit(accountId, type, data ?? {}),
     notify: (accountId, input) => pushNotification(ctx, accountId, input),

@@ -4,9 +4,9 @@
  * just the first, like a serializer would.
  */
 
-import { isKnownCountry } from './locations.js';
-import type { ResolvedAccountOptions } from './options.js';
-import { addFieldError, badRequest, type FieldErrors } from './replies.js';
+import { accountBadRequest, addFieldError, type FieldErrors } from '../server/http-error.js';
+import type { ResolvedAccountOptions } from './account-options.js';
+import { isKnownCountry } from './location-normalizer.js';
 import { PLATFORMS, type Platform } from './types.js';
 
 export const MAX_QUESTIONS = 20;
@@ -31,12 +31,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 export function validateSubmit(body: unknown, options: ResolvedAccountOptions): SubmitRequest {
   const errors: FieldErrors = {};
   if (!isRecord(body)) {
-    throw badRequest({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
+    throw accountBadRequest({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
   }
   const questions = validateQuestions(body.questions, errors);
   const platforms = validatePlatforms(body.platforms, errors, options);
   const locations = validateLocations(body.locations, errors, options);
-  if (Object.keys(errors).length > 0) throw badRequest(errors);
+  if (Object.keys(errors).length > 0) throw accountBadRequest(errors);
   return { questions, platforms, locations };
 }
 

@@ -7,10 +7,16 @@
  * rate limited.
  */
 import { randomUUID } from 'node:crypto';
-import type { RouteRegistrar } from '../router.js';
-import { authenticate, nowIso, type ServiceContext } from './context.js';
+import {
+  accountBadRequest,
+  accountNotFound,
+  addFieldError,
+  type FieldErrors,
+} from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
+import { authenticate } from './auth.js';
+import { type AccountServiceContext, nowIso } from './context.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from './events.js';
-import { addFieldError, badRequest, type FieldErrors, notFound } from './replies.js';
 import { newSigningSecret } from './signing.js';
 import type { WebhookRecord } from './state.js';
 
@@ -38,12 +44,12 @@ export function webhookView(hook: WebhookRecord) {
   };
 }
 
-export function registerWebhookRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
+export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServiceContext): void {
   const hooksOf = (req: Parameters<typeof authenticate>[1]) =>
     ctx.states.of(authenticate(ctx, req).id).webhooks;
   const find = (req: Parameters<typeof authenticate>[1], id: string | undefined) => {
     const hook = hooksOf(req).get(id ?? '');
-    if (!hook) throw notFound();
+    if (!hook) throw accountNotFound();
     return hook;
   };
 
@@ -119,7 +125,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 export function validateWebhook(body: unknown): WebhookInput {
   const errors: FieldErrors = {};
   if (!isRecord(body)) {
-    throw badRequest({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
+    throw accountBadRequest({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
   }
   const { url, events, description, enabled } = body;
   if (url === undefined || url === null || url === '') {
@@ -168,7 +174,7 @@ export function validateWebhook(body: unknown): WebhookInput {
   if (enabled !== undefined && enabled !== null && typeof enabled !== 'boolean') {
     addFieldError(errors, 'enabled', 'Must be a valid boolean.');
   }
-  if (Object.keys(errors).length > 0) throw badRequest(errors);
+  if (Object.keys(errors).length > 0) throw accountBadRequest(errors);
   return {
     url: url as string,
     events: [...new Set(events as string[])],

@@ -3,9 +3,9 @@
  * never repeat what was sent.
  */
 import type { IncomingMessage } from 'node:http';
-import { unauthorized } from '../http-error.js';
-import type { Account } from '../model.js';
+import { unauthorized } from '../server/http-error.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account } from './model.js';
 
 const WHERE = "copy the current token from the dashboard's browser page";
 
@@ -20,7 +20,7 @@ export function authenticate(ctx: BrowserServiceContext, req: IncomingMessage): 
   if (!match) {
     throw unauthorized(`Malformed Authorization header: expected "Bearer <token>" (${WHERE})`);
   }
-  const result = ctx.store.authenticate(match[1] as string);
+  const result = ctx.store.checkToken(match[1] as string);
   if (result.kind === 'expired') {
     throw unauthorized(
       `The browser token has expired (tokens are valid for 7 days): ${WHERE} again`,

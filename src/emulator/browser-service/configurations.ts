@@ -3,7 +3,7 @@
  * zip and isp included), reported instead of enforced, and the username the session would carry.
  */
 
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import { objectBody } from './request-body.js';
@@ -29,25 +29,26 @@ function normalized(config: Record<string, unknown>, issues: Issue[]) {
   };
 }
 
-export function configurationRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('POST', '/configurations/validate', ({ req, body }) => {
-      const account = authenticate(ctx, req);
-      const { resolved, issues } = resolveSessionRequest(objectBody(body), {
-        account,
-        findProfile: (id) => ctx.store.profile(account.id, id),
-        requirePassword: false,
-      });
-      return {
-        body: {
-          data: {
-            valid: issues.length === 0,
-            normalized: normalized({ ...resolved.config }, issues),
-            issues: issues.length === 0 ? null : issues,
-            proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
-          },
-        },
-      };
+export function registerConfigurationRoutes(
+  routes: RouteRegistrar,
+  ctx: BrowserServiceContext,
+): void {
+  routes.add('POST', '/configurations/validate', ({ req, body }) => {
+    const account = authenticate(ctx, req);
+    const { resolved, issues } = resolveSessionRequest(objectBody(body), {
+      account,
+      findProfile: (id) => ctx.store.profile(account.id, id),
+      requirePassword: false,
     });
-  };
+    return {
+      body: {
+        data: {
+          valid: issues.length === 0,
+          normalized: normalized({ ...resolved.config }, issues),
+          issues: issues.length === 0 ? null : issues,
+          proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
+        },
+      },
+    };
+  });
 }

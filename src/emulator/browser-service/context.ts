@@ -6,9 +6,9 @@
 import type { EmulatorClock } from '../clock.js';
 import type { ResolvedOptions } from '../options.js';
 import type { CdpProxy, LiveView } from '../runtime/index.js';
-import type { Store } from '../store.js';
-import type { UrlSigner } from '../url-signer.js';
 import type { SessionLifecycle } from './session-lifecycle.js';
+import type { Store } from './store.js';
+import type { UrlSigner } from './url-signer.js';
 
 export interface BrowserServiceContext {
   options: ResolvedOptions;

@@ -1,4 +1,4 @@
-/** `GET /locations/{level}` over the bundled dataset (`../data/locations.ts`). */
+/** `GET /locations/{level}` over the bundled dataset (`../data/location-dataset.ts`). */
 
 import {
   COUNTRY_DETAILS,
@@ -6,9 +6,9 @@ import {
   citiesOf,
   findCountry,
   findRegion,
-} from '../data/locations.js';
-import { badRequest, HttpError, unavailable } from '../http-error.js';
-import type { RouteRegistrar } from '../router.js';
+} from '../data/location-dataset.js';
+import { badRequest, HttpError, unavailable } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import { parseLimit } from './sessions.js';
@@ -110,28 +110,23 @@ function parseOffset(raw: string | null): number {
   return Number(raw);
 }
 
-export function locationRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('GET', '/locations/:level', ({ req, params, query }) => {
-      authenticate(ctx, req);
-      const level = params.level as LocationLevel;
-      if (!LOCATION_LEVELS.includes(level)) {
-        throw new HttpError(
-          404,
-          `Unknown location level; use one of: ${LOCATION_LEVELS.join(', ')}`,
-        );
-      }
-      if (!ctx.options.locations) {
-        throw unavailable(
-          'locations_not_configured',
-          LOCATIONS_OFF_RETRY_AFTER_SECONDS,
-          'Location data is not configured for this deployment',
-        );
-      }
-      checkFilters(query);
-      const limit = parseLimit(query.get('limit'), LOCATIONS_DEFAULT_LIMIT, LOCATIONS_MAX_LIMIT);
-      const offset = parseOffset(query.get('offset'));
-      return { body: { data: listLocations(level, query).slice(offset, offset + limit) } };
-    });
-  };
+export function registerLocationRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
+  routes.add('GET', '/locations/:level', ({ req, params, query }) => {
+    authenticate(ctx, req);
+    const level = params.level as LocationLevel;
+    if (!LOCATION_LEVELS.includes(level)) {
+      throw new HttpError(404, `Unknown location level; use one of: ${LOCATION_LEVELS.join(', ')}`);
+    }
+    if (!ctx.options.locations) {
+      throw unavailable(
+        'locations_not_configured',
+        LOCATIONS_OFF_RETRY_AFTER_SECONDS,
+        'Location data is not configured for this deployment',
+      );
+    }
+    checkFilters(query);
+    const limit = parseLimit(query.get('limit'), LOCATIONS_DEFAULT_LIMIT, LOCATIONS_MAX_LIMIT);
+    const offset = parseOffset(query.get('offset'));
+    return { body: { data: listLocations(level, query).slice(offset, offset + limit) } };
+  });
 }

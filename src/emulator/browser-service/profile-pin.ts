@@ -3,8 +3,8 @@
  * emulator has no real exit IP, so a location the request left open is filled from the
  * dataset (the first region, city, zip and ISP that fit what was asked), as a real exit has one.
  */
-import { COUNTRY_DETAILS, citiesOf } from '../data/locations.js';
-import type { PinnedLocation, SessionConfig } from '../model.js';
+import { COUNTRY_DETAILS, citiesOf } from '../data/location-dataset.js';
+import type { PinnedLocation, SessionConfig } from './model.js';
 
 /** Where a session without a country exits in the emulator. */
 const DEFAULT_EXIT_COUNTRY = 'us';

@@ -1,10 +1,10 @@
 /** `/profiles`: saved browser profiles, unique by name within an account. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, limitReached, notFound } from '../http-error.js';
-import type { Account, ProfileRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
+import { badRequest, conflict, limitReached, notFound } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account, ProfileRecord } from './model.js';
 import { type JsonObject, objectBody, optionalBoolean, optionalString } from './request-body.js';
 
 /** A profile limit does not lift by waiting; the hint is to come back after deleting one. */
@@ -59,77 +59,73 @@ function findProfile(ctx: BrowserServiceContext, account: Account, id: string): 
   return profile;
 }
 
-export function profileRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('POST', '/profiles', ({ req, body }) => {
-      const account = authenticate(ctx, req);
-      const fields = objectBody(body);
-      const name = readName(fields, true) as string;
-      const description = optionalString(fields, 'description') ?? '';
-      const storeCache = optionalBoolean(fields, 'store_cache') ?? false;
-      const pinIp = optionalBoolean(fields, 'pin_ip') ?? false;
-      const count = ctx.store.profilesOf(account.id).length;
-      const limit = account.limits.profiles;
-      if (count >= limit) {
-        throw limitReached(
-          'profiles',
-          count,
-          limit,
-          PROFILE_LIMIT_RETRY_AFTER_SECONDS,
-          `Profile limit reached (${count} of ${limit}): delete a profile first`,
-        );
+export function registerProfileRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
+  routes.add('POST', '/profiles', ({ req, body }) => {
+    const account = authenticate(ctx, req);
+    const fields = objectBody(body);
+    const name = readName(fields, true) as string;
+    const description = optionalString(fields, 'description') ?? '';
+    const storeCache = optionalBoolean(fields, 'store_cache') ?? false;
+    const pinIp = optionalBoolean(fields, 'pin_ip') ?? false;
+    const count = ctx.store.profilesOf(account.id).length;
+    const limit = account.limits.profiles;
+    if (count >= limit) {
+      throw limitReached(
+        'profiles',
+        count,
+        limit,
+        PROFILE_LIMIT_RETRY_AFTER_SECONDS,
+        `Profile limit reached (${count} of ${limit}): delete a profile first`,
+      );
+    }
+    assertNameFree(ctx, account, name);
+    const profile: ProfileRecord = {
+      id: randomUUID(),
+      accountId: account.id,
+      name,
+      description,
+      createdAt: ctx.clock.now(),
+      pinIp,
+      storeCache,
+    };
+    ctx.store.profiles.set(profile.id, profile);
+    return { body: { data: profileView(profile) } };
+  });
+
+  routes.add('GET', '/profiles', ({ req }) => {
+    const account = authenticate(ctx, req);
+    return { body: { data: ctx.store.profilesOf(account.id).map(profileView) } };
+  });
+
+  routes.add('GET', '/profiles/:id', ({ req, params }) => {
+    const profile = findProfile(ctx, authenticate(ctx, req), params.id as string);
+    return { body: { data: profileView(profile) } };
+  });
+
+  routes.add('PATCH', '/profiles/:id', ({ req, params, body }) => {
+    const account = authenticate(ctx, req);
+    const profile = findProfile(ctx, account, params.id as string);
+    const fields = objectBody(body);
+    for (const createOnly of ['store_cache', 'pin_ip']) {
+      if (fields[createOnly] !== undefined) {
+        throw badRequest(`${createOnly} is set at creation; only name and description can change`);
       }
-      assertNameFree(ctx, account, name);
-      const profile: ProfileRecord = {
-        id: randomUUID(),
-        accountId: account.id,
-        name,
-        description,
-        createdAt: ctx.clock.now(),
-        pinIp,
-        storeCache,
-      };
-      ctx.store.profiles.set(profile.id, profile);
-      return { body: { data: profileView(profile) } };
-    });
+    }
+    const name = readName(fields, false);
+    const description = optionalString(fields, 'description');
+    if (name !== undefined) {
+      assertNameFree(ctx, account, name, profile.id);
+      profile.name = name;
+    }
+    if (description !== undefined) profile.description = description;
+    return { body: { data: profileView(profile) } };
+  });
 
-    r.add('GET', '/profiles', ({ req }) => {
-      const account = authenticate(ctx, req);
-      return { body: { data: ctx.store.profilesOf(account.id).map(profileView) } };
-    });
-
-    r.add('GET', '/profiles/:id', ({ req, params }) => {
-      const profile = findProfile(ctx, authenticate(ctx, req), params.id as string);
-      return { body: { data: profileView(profile) } };
-    });
-
-    r.add('PATCH', '/profiles/:id', ({ req, params, body }) => {
-      const account = authenticate(ctx, req);
-      const profile = findProfile(ctx, account, params.id as string);
-      const fields = objectBody(body);
-      for (const createOnly of ['store_cache', 'pin_ip']) {
-        if (fields[createOnly] !== undefined) {
-          throw badRequest(
-            `${createOnly} is set at creation; only name and description can change`,
-          );
-        }
-      }
-      const name = readName(fields, false);
-      const description = optionalString(fields, 'description');
-      if (name !== undefined) {
-        assertNameFree(ctx, account, name, profile.id);
-        profile.name = name;
-      }
-      if (description !== undefined) profile.description = description;
-      return { body: { data: profileView(profile) } };
-    });
-
-    r.add('DELETE', '/profiles/:id', ({ req, params }) => {
-      const profile = findProfile(ctx, authenticate(ctx, req), params.id as string);
-      ctx.store.profiles.delete(profile.id);
-      // Running sessions keep their browser; the cache dir goes when the last one ends.
-      ctx.sessions.profileDeleted(profile);
-      return { body: { data: { status: 'success' } } };
-    });
-  };
+  routes.add('DELETE', '/profiles/:id', ({ req, params }) => {
+    const profile = findProfile(ctx, authenticate(ctx, req), params.id as string);
+    ctx.store.profiles.delete(profile.id);
+    // Running sessions keep their browser; the cache dir goes when the last one ends.
+    ctx.sessions.profileDeleted(profile);
+    return { body: { data: { status: 'success' } } };
+  });
 }

@@ -1,6 +1,6 @@
 /** `GET /proxy/options`: the vocabulary, straight from `vocabulary.ts`. */
 
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import {
@@ -26,11 +26,12 @@ export const proxyOptions = () => ({
   location_levels: LOCATION_LEVELS,
 });
 
-export function proxyOptionRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('GET', '/proxy/options', ({ req }) => {
-      authenticate(ctx, req);
-      return { body: { data: proxyOptions() } };
-    });
-  };
+export function registerProxyOptionRoutes(
+  routes: RouteRegistrar,
+  ctx: BrowserServiceContext,
+): void {
+  routes.add('GET', '/proxy/options', ({ req }) => {
+    authenticate(ctx, req);
+    return { body: { data: proxyOptions() } };
+  });
 }

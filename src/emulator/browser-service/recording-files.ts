@@ -4,10 +4,9 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { HttpError, notFound } from '../http-error.js';
-import type { RouteModule } from '../router.js';
+import { HttpError, notFound } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import type { BrowserServiceContext } from './context.js';
-import { RECORDING_FILES_PREFIX } from './recordings.js';
 
 export type ByteRange = { start: number; end: number };
 
@@ -35,57 +34,50 @@ export function parseRange(
   return { start, end };
 }
 
-export function recordingFilesModule(ctx: BrowserServiceContext): RouteModule {
-  return {
-    prefix: RECORDING_FILES_PREFIX,
-    register(r) {
-      r.add('GET', '/:id', async ({ req, res, params, query }) => {
-        const id = params.id as string;
-        const verdict = ctx.signer.verify(
-          id,
-          query.get('expires'),
-          query.get('sig'),
-          ctx.clock.now(),
-        );
-        if (verdict === 'expired') {
-          throw new HttpError(
-            403,
-            'This video URL has expired: list the recordings again for a fresh one',
-          );
-        }
-        if (verdict === 'invalid') throw new HttpError(403, 'Invalid video URL signature');
-        const recording = ctx.store.recordings.get(id);
-        const size = recording
-          ? await stat(recording.file.path).then(
-              (s) => s.size,
-              () => -1,
-            )
-          : -1;
-        if (!recording || size < 0) throw notFound('Recording');
-        const range = parseRange(req.headers.range, size);
-        const headers: Record<string, string | number> = {
-          'content-type': recording.file.contentType,
-          'accept-ranges': 'bytes',
-          'cache-control': 'private, max-age=0',
-        };
-        if (range === 'unsatisfiable') {
-          res.writeHead(416, { ...headers, 'content-range': `bytes */${size}` });
-          res.end();
-          return undefined;
-        }
-        const { start, end } = range ?? { start: 0, end: size - 1 };
-        headers['content-length'] = size === 0 ? 0 : end - start + 1;
-        if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`;
-        res.writeHead(range ? 206 : 200, headers);
-        if (req.method === 'HEAD' || size === 0) {
-          res.end();
-          return undefined;
-        }
-        createReadStream(recording.file.path, { start, end })
-          .on('error', () => res.destroy())
-          .pipe(res);
-        return undefined;
-      });
-    },
-  };
+export function registerRecordingFileRoutes(
+  routes: RouteRegistrar,
+  ctx: BrowserServiceContext,
+): void {
+  routes.add('GET', '/:id', async ({ req, res, params, query }) => {
+    const id = params.id as string;
+    const verdict = ctx.signer.verify(id, query.get('expires'), query.get('sig'), ctx.clock.now());
+    if (verdict === 'expired') {
+      throw new HttpError(
+        403,
+        'This video URL has expired: list the recordings again for a fresh one',
+      );
+    }
+    if (verdict === 'invalid') throw new HttpError(403, 'Invalid video URL signature');
+    const recording = ctx.store.recordings.get(id);
+    const size = recording
+      ? await stat(recording.file.path).then(
+          (s) => s.size,
+          () => -1,
+        )
+      : -1;
+    if (!recording || size < 0) throw notFound('Recording');
+    const range = parseRange(req.headers.range, size);
+    const headers: Record<string, string | number> = {
+      'content-type': recording.file.contentType,
+      'accept-ranges': 'bytes',
+      'cache-control': 'private, max-age=0',
+    };
+    if (range === 'unsatisfiable') {
+      res.writeHead(416, { ...headers, 'content-range': `bytes */${size}` });
+      res.end();
+      return undefined;
+    }
+    const { start, end } = range ?? { start: 0, end: size - 1 };
+    headers['content-length'] = size === 0 ? 0 : end - start + 1;
+    if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`;
+    res.writeHead(range ? 206 : 200, headers);
+    if (req.method === 'HEAD' || size === 0) {
+      res.end();
+      return undefined;
+    }
+    createReadStream(recording.file.path, { start, end })
+      .on('error', () => res.destroy())
+      .pipe(res);
+    return undefined;
+  });
 }

@@ -3,10 +3,10 @@
  * listing. The file itself is served by `recording-files.ts`.
  */
 
-import type { RecordingRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { RecordingRecord } from './model.js';
 import { findSession } from './sessions.js';
 
 export const RECORDING_FILES_PREFIX = '/recording-files';
@@ -24,23 +24,21 @@ export function signedVideoUrl(
   };
 }
 
-export function recordingRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('GET', '/sessions/:id/recordings', async ({ req, params, origin }) => {
-      const session = findSession(ctx, authenticate(ctx, req), params.id as string);
-      // The model publishes at end + delay. An encode still running then (DELETE answers before
-      // it) is the emulator's own cost: the listing waits for it instead of showing nothing.
-      const dueAt =
-        (session.endedAt ?? Number.POSITIVE_INFINITY) + ctx.options.recordingPublicationDelayMs;
-      if (session.recorded && ctx.clock.now() >= dueAt) await session.recorded;
-      const recordings = ctx.store.publishedRecordings(session.id).map((recording) => ({
-        id: recording.id,
-        is_primary: recording.isPrimary,
-        duration_seconds: recording.file.durationSeconds,
-        size_bytes: recording.file.sizeBytes,
-        ...signedVideoUrl(ctx, origin, recording),
-      }));
-      return { body: { data: recordings } };
-    });
-  };
+export function registerRecordingRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
+  routes.add('GET', '/sessions/:id/recordings', async ({ req, params, origin }) => {
+    const session = findSession(ctx, authenticate(ctx, req), params.id as string);
+    // The model publishes at end + delay. An encode still running then (DELETE answers before
+    // it) is the emulator's own cost: the listing waits for it instead of showing nothing.
+    const dueAt =
+      (session.endedAt ?? Number.POSITIVE_INFINITY) + ctx.options.recordingPublicationDelayMs;
+    if (session.recorded && ctx.clock.now() >= dueAt) await session.recorded;
+    const recordings = ctx.store.publishedRecordings(session.id).map((recording) => ({
+      id: recording.id,
+      is_primary: recording.isPrimary,
+      duration_seconds: recording.file.durationSeconds,
+      size_bytes: recording.file.sizeBytes,
+      ...signedVideoUrl(ctx, origin, recording),
+    }));
+    return { body: { data: recordings } };
+  });
 }

@@ -1,5 +1,5 @@
 /** Field readers for JSON bodies: each wrong or missing field is a 400 naming the field. */
-import { badRequest } from '../http-error.js';
+import { badRequest } from '../server/http-error.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -9,9 +9,9 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { BROWSER_API_PATH } from '../../http/index.js';
 import type { EmulatorClock } from '../clock.js';
 import type { ResolvedOptions } from '../options.js';
-import type { RouteModule } from '../router.js';
 import type {
   BrowserRuntime,
   CdpProxy,
@@ -21,13 +21,21 @@ import type {
   RunningSession,
   SessionDirectory,
 } from '../runtime/index.js';
-import type { Store } from '../store.js';
-import { UrlSigner } from '../url-signer.js';
+import type { RouteModule } from '../server/router.js';
+import { registerConfigurationRoutes } from './configurations.js';
 import type { BrowserServiceContext } from './context.js';
-import { browserServiceModule } from './module.js';
-import { recordingFilesModule } from './recording-files.js';
+import { registerLocationRoutes } from './locations.js';
+import { registerProfileRoutes } from './profiles.js';
+import { registerProxyOptionRoutes } from './proxy-options.js';
+import { registerRecordingFileRoutes } from './recording-files.js';
+import { RECORDING_FILES_PREFIX, registerRecordingRoutes } from './recordings.js';
 import { SessionLifecycle } from './session-lifecycle.js';
+import { registerSessionRoutes } from './sessions.js';
+import { registerSessionsAsyncRoutes } from './sessions-async.js';
+import type { Store } from './store.js';
 import { addSyntheticRecording, SYNTHETIC_RECORDINGS_DIR } from './synthetic-recording.js';
+import { registerToolRoutes } from './tools.js';
+import { UrlSigner } from './url-signer.js';
 
 export interface BrowserServiceDeps {
   options: ResolvedOptions;
@@ -69,6 +77,18 @@ export interface BrowserService {
   /** Removes what the service keeps on disk (profile dirs, synthetic recordings). */
   clearFiles(): Promise<void>;
 }
+
+/** The route files of the API, one per resource of the spec, mounted under `/api/v2/browser`. */
+const API_ROUTES = [
+  registerProxyOptionRoutes,
+  registerLocationRoutes,
+  registerConfigurationRoutes,
+  registerSessionRoutes,
+  registerSessionsAsyncRoutes,
+  registerRecordingRoutes,
+  registerToolRoutes,
+  registerProfileRoutes,
+];
 
 /** Compared as bytes after a length check: a non-ASCII guess of the same length is just wrong. */
 function sameSecret(given: string, expected: string): boolean {
@@ -122,8 +142,16 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
     dataDir: deps.dataDir,
   };
   return {
-    routes: browserServiceModule(ctx),
-    recordingFiles: recordingFilesModule(ctx),
+    routes: {
+      prefix: BROWSER_API_PATH,
+      register(routes) {
+        for (const register of API_ROUTES) register(routes, ctx);
+      },
+    },
+    recordingFiles: {
+      prefix: RECORDING_FILES_PREFIX,
+      register: (routes) => registerRecordingFileRoutes(routes, ctx),
+    },
     handleHttp: (req, res) => ctx.proxy.handleHttp(req, res) || ctx.liveView.handleHttp(req, res),
     handleUpgrade: (req, socket, head) => ctx.proxy.handleUpgrade(req, socket, head),
     addSyntheticRecording: (accountId, sizeBytes) =>

@@ -9,13 +9,13 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EmulatorClock } from '../clock.js';
-import { conflict, HttpError, limitReached, unavailable } from '../http-error.js';
-import type { Account, ProfileRecord, SessionRecord } from '../model.js';
 import { exitIdentity } from '../network/exit-identity.js';
 import type { ResolvedOptions } from '../options.js';
 import type { BrowserRuntime, EndedBrowser, RecordingFile } from '../runtime/index.js';
-import type { Store } from '../store.js';
+import { conflict, HttpError, limitReached, unavailable } from '../server/http-error.js';
+import type { Account, ProfileRecord, SessionRecord } from './model.js';
 import { pinFromConfig } from './profile-pin.js';
+import type { Store } from './store.js';
 import type { ResolvedRequest } from './targeting.js';
 
 /** Seconds a client is told to wait after a 429 for sessions (a slot frees when any session ends). */

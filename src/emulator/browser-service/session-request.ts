@@ -1,8 +1,8 @@
 /** Turns a create body into a launch request, or the error the create answers with. */
 
-import { badRequest, notFound } from '../http-error.js';
-import type { Account } from '../model.js';
+import { badRequest, notFound } from '../server/http-error.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account } from './model.js';
 import { objectBody } from './request-body.js';
 import { issuesMessage, type ResolvedRequest, resolveSessionRequest } from './targeting.js';
 

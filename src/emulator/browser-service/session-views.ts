@@ -1,7 +1,7 @@
 /** The wire shapes of a session, in one place (list, single fetch, create, connection). */
 
-import type { SessionRecord } from '../model.js';
 import type { BrowserServiceContext } from './context.js';
+import type { SessionRecord } from './model.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -4,57 +4,56 @@
  * the concurrency limit are decided in the background and reported by the poll.
  */
 import { randomUUID } from 'node:crypto';
-import { HttpError, notFound } from '../http-error.js';
-import type { AsyncCreateRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
+import { HttpError, notFound } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { AsyncCreateRecord } from './model.js';
 import { resolveCreate } from './session-request.js';
 import { sessionCreated } from './session-views.js';
 
-export function sessionsAsyncRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('POST', '/sessions-async', ({ req, body }) => {
-      const account = authenticate(ctx, req);
-      const request = resolveCreate(ctx, account, body);
-      const record: AsyncCreateRecord = {
-        id: randomUUID(),
-        accountId: account.id,
-        createdAt: ctx.clock.now(),
-        status: 'pending',
-      };
-      ctx.store.asyncCreates.set(record.id, record);
-      ctx.sessions.create(account, request).then(
-        (session) => {
-          record.status = 'completed';
-          record.sessionId = session.id;
-        },
-        (error: unknown) => {
-          record.status = 'failed';
-          record.error = error instanceof HttpError ? error.message : 'The browser failed to start';
-          record.errorStatus = error instanceof HttpError ? error.status : 502;
-        },
-      );
-      return { body: { data: { request_id: record.id } } };
-    });
+export function registerSessionsAsyncRoutes(
+  routes: RouteRegistrar,
+  ctx: BrowserServiceContext,
+): void {
+  routes.add('POST', '/sessions-async', ({ req, body }) => {
+    const account = authenticate(ctx, req);
+    const request = resolveCreate(ctx, account, body);
+    const record: AsyncCreateRecord = {
+      id: randomUUID(),
+      accountId: account.id,
+      createdAt: ctx.clock.now(),
+      status: 'pending',
+    };
+    ctx.store.asyncCreates.set(record.id, record);
+    ctx.sessions.create(account, request).then(
+      (session) => {
+        record.status = 'completed';
+        record.sessionId = session.id;
+      },
+      (error: unknown) => {
+        record.status = 'failed';
+        record.error = error instanceof HttpError ? error.message : 'The browser failed to start';
+        record.errorStatus = error instanceof HttpError ? error.status : 502;
+      },
+    );
+    return { body: { data: { request_id: record.id } } };
+  });
 
-    r.add('GET', '/sessions-async/:requestId', ({ req, params }) => {
-      const account = authenticate(ctx, req);
-      const record = ctx.store.asyncCreate(account.id, params.requestId as string);
-      if (!record) throw notFound('Session request');
-      const session = record.sessionId
-        ? ctx.store.session(account.id, record.sessionId)
-        : undefined;
-      return {
-        body: {
-          data: {
-            request_id: record.id,
-            status: record.status,
-            ...(session ? { session: sessionCreated(ctx, session) } : {}),
-            ...(record.error ? { error: record.error, error_status: record.errorStatus } : {}),
-          },
+  routes.add('GET', '/sessions-async/:requestId', ({ req, params }) => {
+    const account = authenticate(ctx, req);
+    const record = ctx.store.asyncCreate(account.id, params.requestId as string);
+    if (!record) throw notFound('Session request');
+    const session = record.sessionId ? ctx.store.session(account.id, record.sessionId) : undefined;
+    return {
+      body: {
+        data: {
+          request_id: record.id,
+          status: record.status,
+          ...(session ? { session: sessionCreated(ctx, session) } : {}),
+          ...(record.error ? { error: record.error, error_status: record.errorStatus } : {}),
         },
-      };
-    });
-  };
+      },
+    };
+  });
 }

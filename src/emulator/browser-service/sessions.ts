@@ -1,11 +1,11 @@
 /** `/sessions`: create, list, fetch, connection details, pages, delete. */
 
-import { badRequest, notFound } from '../http-error.js';
-import type { Account, SessionRecord } from '../model.js';
-import { openLatencyFront } from '../network-model.js';
-import type { RouteRegistrar } from '../router.js';
+import { badRequest, notFound } from '../server/http-error.js';
+import { openLatencyFront } from '../server/network-model.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account, SessionRecord } from './model.js';
 import { resolveCreate } from './session-request.js';
 import { cdpUrlOf, sessionCreated, sessionDetail, sessionSummary } from './session-views.js';
 
@@ -34,71 +34,69 @@ export function parseLimit(raw: string | null, fallback: number, max: number): n
   return value;
 }
 
-export function sessionRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    r.add('POST', '/sessions', async ({ req, body }) => {
-      const account = authenticate(ctx, req);
-      const session = await ctx.sessions.create(account, resolveCreate(ctx, account, body));
-      return { body: { data: sessionCreated(ctx, session) } };
-    });
+export function registerSessionRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
+  routes.add('POST', '/sessions', async ({ req, body }) => {
+    const account = authenticate(ctx, req);
+    const session = await ctx.sessions.create(account, resolveCreate(ctx, account, body));
+    return { body: { data: sessionCreated(ctx, session) } };
+  });
 
-    r.add('GET', '/sessions', ({ req, query }) => {
-      const account = authenticate(ctx, req);
-      const status = query.get('status') ?? 'all';
-      if (!STATUSES.includes(status)) {
-        throw badRequest(`status must be one of: ${STATUSES.join(', ')}`);
-      }
-      const limit = parseLimit(
-        query.get('limit'),
-        SESSION_LIST_DEFAULT_LIMIT,
-        SESSION_LIST_MAX_LIMIT,
-      );
-      const sessions = ctx.store
-        .sessionsOf(account.id)
-        .filter((s) => status === 'all' || s.status === status)
-        .slice(0, limit);
-      return { body: { data: sessions.map(sessionSummary) } };
-    });
+  routes.add('GET', '/sessions', ({ req, query }) => {
+    const account = authenticate(ctx, req);
+    const status = query.get('status') ?? 'all';
+    if (!STATUSES.includes(status)) {
+      throw badRequest(`status must be one of: ${STATUSES.join(', ')}`);
+    }
+    const limit = parseLimit(
+      query.get('limit'),
+      SESSION_LIST_DEFAULT_LIMIT,
+      SESSION_LIST_MAX_LIMIT,
+    );
+    const sessions = ctx.store
+      .sessionsOf(account.id)
+      .filter((s) => status === 'all' || s.status === status)
+      .slice(0, limit);
+    return { body: { data: sessions.map(sessionSummary) } };
+  });
 
-    r.add('GET', '/sessions/:id', ({ req, params }) => {
-      const session = findSession(ctx, authenticate(ctx, req), params.id as string);
-      return { body: { data: sessionDetail(ctx, session) } };
-    });
+  routes.add('GET', '/sessions/:id', ({ req, params }) => {
+    const session = findSession(ctx, authenticate(ctx, req), params.id as string);
+    return { body: { data: sessionDetail(ctx, session) } };
+  });
 
-    r.add('GET', '/sessions/:id/connection', async ({ req, params, origin }) => {
-      const session = findSession(ctx, authenticate(ctx, req), params.id as string);
-      const debuggerAddress = await openDebugger(ctx, session);
-      const running = session.status === 'running';
-      return {
-        body: {
-          data: {
-            id: session.id,
-            status: session.status,
-            cdp_url: cdpUrlOf(ctx, session) ?? null,
-            debugger_address: running ? debuggerAddress : null,
-            live_view_url: running
-              ? ctx.liveView.url(origin, session.id, session.liveViewToken)
-              : null,
-            config: session.config,
-          },
+  routes.add('GET', '/sessions/:id/connection', async ({ req, params, origin }) => {
+    const session = findSession(ctx, authenticate(ctx, req), params.id as string);
+    const debuggerAddress = await openDebugger(ctx, session);
+    const running = session.status === 'running';
+    return {
+      body: {
+        data: {
+          id: session.id,
+          status: session.status,
+          cdp_url: cdpUrlOf(ctx, session) ?? null,
+          debugger_address: running ? debuggerAddress : null,
+          live_view_url: running
+            ? ctx.liveView.url(origin, session.id, session.liveViewToken)
+            : null,
+          config: session.config,
         },
-      };
-    });
+      },
+    };
+  });
 
-    r.add('GET', '/sessions/:id/pages', async ({ req, params }) => {
-      const session = findSession(ctx, authenticate(ctx, req), params.id as string);
-      const pages =
-        session.status === 'running' && session.browser ? await session.browser.pages() : [];
-      return { body: { data: pages } };
-    });
+  routes.add('GET', '/sessions/:id/pages', async ({ req, params }) => {
+    const session = findSession(ctx, authenticate(ctx, req), params.id as string);
+    const pages =
+      session.status === 'running' && session.browser ? await session.browser.pages() : [];
+    return { body: { data: pages } };
+  });
 
-    r.add('DELETE', '/sessions/:id', async ({ req, params }) => {
-      const session = findSession(ctx, authenticate(ctx, req), params.id as string);
-      // Idempotent: deleting an ended session (within retention) is also a success.
-      await ctx.sessions.end(session, 'deleted');
-      return { body: { data: { status: 'success' } } };
-    });
-  };
+  routes.add('DELETE', '/sessions/:id', async ({ req, params }) => {
+    const session = findSession(ctx, authenticate(ctx, req), params.id as string);
+    // Idempotent: deleting an ended session (within retention) is also a success.
+    await ctx.sessions.end(session, 'deleted');
+    return { body: { data: { status: 'success' } } };
+  });
 }
 
 /** The session's own debugger listener, opened on first ask and closed when the session ends. */

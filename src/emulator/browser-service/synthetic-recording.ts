@@ -7,9 +7,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { notFound } from '../http-error.js';
-import type { SessionRecord } from '../model.js';
+import { notFound } from '../server/http-error.js';
 import type { BrowserServiceContext } from './context.js';
+import type { SessionRecord } from './model.js';
 import { resolveSessionRequest } from './targeting.js';
 
 /** Folder of synthetic recordings under the emulator's data dir; emptied on reset. */

@@ -2,7 +2,7 @@
  * Location part of the targeting: country, region, city, zip and isp checked against the bundled
  * dataset, lowercased, each one inside its parent.
  */
-import { COUNTRY_DETAILS, citiesOf, findCountry, findRegion } from '../data/locations.js';
+import { COUNTRY_DETAILS, citiesOf, findCountry, findRegion } from '../data/location-dataset.js';
 import type { Issue } from './targeting-issue.js';
 
 type Body = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * that validates also creates.
  */
 import { randomBytes } from 'node:crypto';
-import type { Account, PinnedLocation, ProfileRecord, SessionConfig } from '../model.js';
+import type { Account, PinnedLocation, ProfileRecord, SessionConfig } from './model.js';
 import type { Issue } from './targeting-issue.js';
 import { lower, resolveLocation } from './targeting-location.js';
 import {

@@ -3,9 +3,6 @@
  * Each one counts as activity for the idle timeout, like CDP traffic.
  */
 
-import { badRequest, conflict, HttpError } from '../http-error.js';
-import type { Account, SessionRecord } from '../model.js';
-import type { RouteRegistrar } from '../router.js';
 import {
   NavigationError,
   type PageActions,
@@ -13,8 +10,11 @@ import {
   PageUnresponsiveError,
   SelectorNotFoundError,
 } from '../runtime/index.js';
+import { badRequest, conflict, HttpError } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
+import type { Account, SessionRecord } from './model.js';
 import { objectBody, requiredNumber, requiredString } from './request-body.js';
 import { findSession } from './sessions.js';
 
@@ -79,26 +79,24 @@ const SESSION_ACTIONS: Record<string, (body: Record<string, unknown>) => Action>
   },
 };
 
-export function toolRoutes(ctx: BrowserServiceContext) {
-  return (r: RouteRegistrar) => {
-    for (const [name, prepare] of Object.entries(TOOLS)) {
-      r.add('POST', `/tools/${name}`, async ({ req, body }) => {
-        const account = authenticate(ctx, req);
-        const fields = objectBody(body);
-        const sessionId = requiredString(fields, 'session_id');
-        const action = prepare(fields);
-        return { body: { data: await run(ctx, account, sessionId, action, fields) } };
-      });
-    }
-    for (const [name, prepare] of Object.entries(SESSION_ACTIONS)) {
-      r.add('POST', `/sessions/:id/${name}`, async ({ req, body, params }) => {
-        const account = authenticate(ctx, req);
-        const fields = objectBody(body);
-        const action = prepare(fields);
-        return { body: { data: await run(ctx, account, params.id as string, action, fields) } };
-      });
-    }
-  };
+export function registerToolRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
+  for (const [name, prepare] of Object.entries(TOOLS)) {
+    routes.add('POST', `/tools/${name}`, async ({ req, body }) => {
+      const account = authenticate(ctx, req);
+      const fields = objectBody(body);
+      const sessionId = requiredString(fields, 'session_id');
+      const action = prepare(fields);
+      return { body: { data: await run(ctx, account, sessionId, action, fields) } };
+    });
+  }
+  for (const [name, prepare] of Object.entries(SESSION_ACTIONS)) {
+    routes.add('POST', `/sessions/:id/${name}`, async ({ req, body, params }) => {
+      const account = authenticate(ctx, req);
+      const fields = objectBody(body);
+      const action = prepare(fields);
+      return { body: { data: await run(ctx, account, params.id as string, action, fields) } };
+    });
+  }
 }
 
 async function run(

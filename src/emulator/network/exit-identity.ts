@@ -11,8 +11,8 @@
  * and the connection number for rotating sessions.
  */
 import { createHash } from 'node:crypto';
+import type { PinnedLocation, SessionConfig } from '../browser-service/model.js';
 import { pinFromConfig } from '../browser-service/profile-pin.js';
-import type { PinnedLocation, SessionConfig } from '../model.js';
 import type { ExitIdentity } from '../runtime/types.js';
 
 export type { ExitIdentity };

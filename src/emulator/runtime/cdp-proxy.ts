@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { parseTarget } from '../own-origin.js';
+import { parseTarget } from '../server/own-origin.js';
 import { openDebuggerAddress } from './debugger-address.js';
 import { devtoolsPathOf, queryWithoutToken, sendJson, serveDevtoolsJson } from './devtools-json.js';
 import type {

@@ -7,7 +7,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { foreignRequest, type Listener, MALFORMED_TARGET, parseTarget } from '../own-origin.js';
+import {
+  foreignRequest,
+  type Listener,
+  MALFORMED_TARGET,
+  parseTarget,
+} from '../server/own-origin.js';
 import { devtoolsPathOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
 import type { SessionDirectory } from './types.js';
 import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';

@@ -8,7 +8,7 @@
  * removes, so logs, errors and reports never show it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseTarget } from '../own-origin.js';
+import { parseTarget } from '../server/own-origin.js';
 import { sendJson } from './devtools-json.js';
 import { liveViewPage } from './live-view-page.js';
 import type { RunningBrowser } from './types.js';

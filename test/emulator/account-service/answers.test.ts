@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { searchedWeb } from '../../../src/emulator/account-service/answers.js';
 import { defaultAnswerProvider } from '../../../src/emulator/account-service/index.js';
-import { normalizeLocation } from '../../../src/emulator/account-service/locations.js';
+import { normalizeLocation } from '../../../src/emulator/account-service/location-normalizer.js';
 
 const place = { country: 'us', region: 'New York', city: 'New York' };
 const questions = Array.from({ length: 40 }, (_, i) => `plain question number ${i}`);

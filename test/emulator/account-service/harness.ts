@@ -12,7 +12,7 @@ import {
   createAccountService,
 } from '../../../src/emulator/account-service/index.js';
 import { EmulatorClock } from '../../../src/emulator/clock.js';
-import { Router } from '../../../src/emulator/router.js';
+import { Router } from '../../../src/emulator/server/router.js';
 
 export interface Harness {
   origin: string;

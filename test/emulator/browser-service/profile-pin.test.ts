@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { SessionConfig } from '../../../src/emulator/browser-service/model.js';
 import { pinFromConfig } from '../../../src/emulator/browser-service/profile-pin.js';
-import type { SessionConfig } from '../../../src/emulator/model.js';
 
 const base: SessionConfig = {
   protocol: 'http',

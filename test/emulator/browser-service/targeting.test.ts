@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Account, ProfileRecord } from '../../../src/emulator/browser-service/model.js';
 import {
   proxyUsernamePreview,
   resolveSessionRequest,
 } from '../../../src/emulator/browser-service/targeting.js';
-import type { Account, ProfileRecord } from '../../../src/emulator/model.js';
 import { DEFAULT_LIMITS } from '../../../src/emulator/options.js';
 
 const account: Account = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionConfig } from '../../../src/emulator/model.js';
+import type { SessionConfig } from '../../../src/emulator/browser-service/model.js';
 import { exitIdentity } from '../../../src/emulator/network/exit-identity.js';
 
 const config = (over: Partial<SessionConfig>): SessionConfig => ({

@@ -4,7 +4,8 @@
  * account's" and "past retention" are the same `undefined` (a 404 for the caller).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EmulatorClock } from './clock.js';
+import type { EmulatorClock } from '../clock.js';
+import type { AccountLimits } from '../options.js';
 import type {
   Account,
   AsyncCreateRecord,
@@ -13,7 +14,6 @@ import type {
   SessionRecord,
   TokenRecord,
 } from './model.js';
-import type { AccountLimits } from './options.js';
 
 export interface NewAccount {
   purchased?: boolean;
@@ -70,7 +70,8 @@ export class Store {
     return token;
   }
 
-  authenticate(token: string): Authentication {
+  /** Whether a browser token is one of ours and still valid (its account when it is). */
+  checkToken(token: string): Authentication {
     const record = this.tokens.get(token);
     const account = record && this.accounts.get(record.accountId);
     if (!record || !account) return { kind: 'invalid' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultRegistry, matchesFault } from '../../src/emulator/faults.js';
+import { FaultRegistry, matchesFault } from '../../../src/emulator/server/faults.js';
 
 describe('fault matching', () => {
   it('matches an exact path, with or without a method', () => {

@@ -4,7 +4,7 @@
  * name, a city from any letter case (or its slug); both come back as display names, and a known
  * city fills in its region. Anything outside the dataset passes through (a city is title-cased).
  */
-import { COUNTRY_DETAILS, findCountry } from '../data/locations.js';
+import { COUNTRY_DETAILS, findCountry } from '../data/location-dataset.js';
 import type { ResolvedLocation } from './types.js';
 
 export function isKnownCountry(code: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Router } from '../../src/emulator/router.js';
+import { Router } from '../../../src/emulator/server/router.js';
 
 const handler = (name: string) => () => ({ body: name });
 

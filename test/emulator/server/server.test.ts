@@ -1,11 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { resolveOptions } from '../../src/emulator/options.js';
-import { createCdpProxy, createLiveView } from '../../src/emulator/runtime/index.js';
-import { type EmulatorHandle, startWithParts } from '../../src/emulator/start.js';
-import { VERSION } from '../../src/version.js';
-import { API, call, client, type FakeEmulator, startFakeEmulator } from './helpers/emulator.js';
-import { fakeParts } from './helpers/fake-runtime.js';
+import { resolveOptions } from '../../../src/emulator/options.js';
+import { createCdpProxy, createLiveView } from '../../../src/emulator/runtime/index.js';
+import { type EmulatorHandle, startWithParts } from '../../../src/emulator/start.js';
+import { VERSION } from '../../../src/version.js';
+import { API, call, client, type FakeEmulator, startFakeEmulator } from '../helpers/emulator.js';
+import { fakeParts } from '../helpers/fake-runtime.js';
 
 let emu: FakeEmulator;
 let api: ReturnType<typeof client>;

@@ -13,9 +13,9 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { redact } from '../http/index.js';
-import { VERSION } from '../version.js';
-import { ADMIN_PREFIX } from './admin.js';
+import { redact } from '../../http/index.js';
+import { VERSION } from '../../version.js';
+import { ADMIN_PREFIX } from '../admin.js';
 import type { Fault, FaultRegistry } from './faults.js';
 import { HttpError } from './http-error.js';
 import {

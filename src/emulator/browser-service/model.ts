@@ -1,7 +1,7 @@
 /** The records the emulator keeps in memory. Times are emulator-clock ms since the epoch. */
-import type { ClockTimer } from './clock.js';
-import type { AccountLimits } from './options.js';
-import type { RecordingFile, RunningBrowser } from './runtime/index.js';
+import type { ClockTimer } from '../clock.js';
+import type { AccountLimits } from '../options.js';
+import type { RecordingFile, RunningBrowser } from '../runtime/index.js';
 
 export interface Account {
   id: string;

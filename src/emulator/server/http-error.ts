@@ -1,3 +1,7 @@
+/**
+ * The one home of an emulator route's error answer, for both services: the browser service's
+ * flat helpers first, then the account service's worded ones (`account*`, by their body shape).
+ */
 import type { RouteHandler } from './router.js';
 
 /**
@@ -84,3 +88,55 @@ export function unavailable(reason: string, retryAfterSeconds: number, message: 
     { 'retry-after': String(retryAfterSeconds) },
   );
 }
+
+// The account service's answers, which differ from the browser service's flat `{error}`: 400
+// is `{field: [messages]}`, 401 and 403 are `{detail}`, 402/404/429 are `{error}`.
+
+/** An answer of the account service: its status, and its body as the service words it. */
+const worded = (status: number, body: unknown, headers?: Record<string, string>) =>
+  HttpError.worded(status, body, headers);
+
+/** The account service's 400 body: the messages of each field. */
+export type FieldErrors = Record<string, string[]>;
+
+export function addFieldError(errors: FieldErrors, field: string, message: string): void {
+  const list = errors[field] ?? [];
+  if (!list.includes(message)) list.push(message);
+  errors[field] = list;
+}
+
+export const accountBadRequest = (errors: FieldErrors) => worded(400, errors);
+
+/** The 401 body: `{detail}` naming the expected scheme, never echoing what was sent. */
+export const accountUnauthorized = () =>
+  worded(
+    401,
+    {
+      detail:
+        'Authentication credentials were not provided or are invalid. Send the header "Authorization: x-api-key <API_KEY>" with the key from the Profile section of the dashboard.',
+    },
+    { 'www-authenticate': 'x-api-key' },
+  );
+
+export const notPurchased = () =>
+  worded(403, {
+    detail:
+      'The query service requires at least one completed credit-pack purchase on this account.',
+  });
+
+export const accountNotFound = () => worded(404, { error: 'Not found' });
+
+export const insufficientCredits = (required: number, available: number) =>
+  worded(402, {
+    error: `Insufficient credits: ${required} required, ${available} available.`,
+  });
+
+export const rateLimited = (what: string, limit: number, retryAfterSeconds: number) =>
+  worded(
+    429,
+    {
+      error: `Rate limit exceeded: at most ${limit} ${what} requests per minute. Retry after ${retryAfterSeconds} s.`,
+      retry_after: retryAfterSeconds,
+    },
+    { 'retry-after': String(retryAfterSeconds) },
+  );

@@ -9,8 +9,9 @@
  * every account. Each answers after its webhook deliveries have finished, so a test can assert
  * on what its receiver got. Errors are the control plane's flat `{error}`.
  */
-import type { Reply, RouteRegistrar } from '../router.js';
-import type { ServiceContext } from './context.js';
+import { HttpError } from '../server/http-error.js';
+import type { RouteRegistrar } from '../server/router.js';
+import type { AccountServiceContext } from './context.js';
 import { EVENT_TYPE_NAMES } from './events.js';
 import { notificationView, pushNotification } from './notifications.js';
 import type { AccountRecord } from './types.js';
@@ -18,35 +19,42 @@ import type { AccountRecord } from './types.js';
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const fail = (status: number, error: string): Reply => ({ status, body: { error } });
-
-type Target = { accounts: AccountRecord[] } | { error: Reply };
-
-function targets(ctx: ServiceContext, body: Record<string, unknown>, all: boolean): Target {
+/** The accounts a request names (all of them when it names none and `all`), else a flat error. */
+function targets(
+  ctx: AccountServiceContext,
+  body: Record<string, unknown>,
+  all: boolean,
+): AccountRecord[] {
   const { accountId, apiKey } = body;
   if (typeof accountId === 'string') {
     const account = ctx.accounts.byId(accountId);
-    return account ? { accounts: [account] } : { error: fail(404, 'Account not found') };
+    if (!account) throw new HttpError(404, 'Account not found');
+    return [account];
   }
   if (typeof apiKey === 'string') {
     const account = ctx.accounts.byApiKey(apiKey);
-    return account ? { accounts: [account] } : { error: fail(404, 'Account not found') };
+    if (!account) throw new HttpError(404, 'Account not found');
+    return [account];
   }
-  if (!all) return { error: fail(400, 'Name the account with accountId or apiKey') };
-  return { accounts: [...ctx.accounts.list()] };
+  if (!all) throw new HttpError(400, 'Name the account with accountId or apiKey');
+  return [...ctx.accounts.list()];
 }
 
-export function registerAccountAdminRoutes(routes: RouteRegistrar, ctx: ServiceContext): void {
+export function registerAdminActionRoutes(
+  routes: RouteRegistrar,
+  ctx: AccountServiceContext,
+): void {
   routes.add('POST', '/events', async ({ body }) => {
-    if (!isRecord(body)) return fail(400, 'Expected a JSON object {type, data?, accountId?}');
-    if (typeof body.type !== 'string' || !EVENT_TYPE_NAMES.has(body.type)) {
-      return fail(400, `type must be one of: ${[...EVENT_TYPE_NAMES].join(', ')}`);
+    if (!isRecord(body)) {
+      throw new HttpError(400, 'Expected a JSON object {type, data?, accountId?}');
     }
-    const target = targets(ctx, body, true);
-    if ('error' in target) return target.error;
+    if (typeof body.type !== 'string' || !EVENT_TYPE_NAMES.has(body.type)) {
+      throw new HttpError(400, `type must be one of: ${[...EVENT_TYPE_NAMES].join(', ')}`);
+    }
+    const accounts = targets(ctx, body, true);
     const type = body.type;
     const deliveries = await Promise.all(
-      target.accounts.map(async (a) =>
+      accounts.map(async (a) =>
         (await ctx.events.emit(a.id, type, body.data ?? {})).map((d) => ({
           account_id: a.id,
           ...d,
@@ -58,16 +66,15 @@ export function registerAccountAdminRoutes(routes: RouteRegistrar, ctx: ServiceC
 
   routes.add('POST', '/notifications', async ({ body }) => {
     if (!isRecord(body) || typeof body.message !== 'string' || body.message === '') {
-      return fail(400, 'Expected a JSON object {message, title?, category?, accountId?}');
+      throw new HttpError(400, 'Expected a JSON object {message, title?, category?, accountId?}');
     }
-    const target = targets(ctx, body, true);
-    if ('error' in target) return target.error;
+    const accounts = targets(ctx, body, true);
     const input = {
       message: body.message,
       title: typeof body.title === 'string' ? body.title : undefined,
       category: typeof body.category === 'string' ? body.category : undefined,
     };
-    const created = target.accounts.map((a) => pushNotification(ctx, a.id, input));
+    const created = accounts.map((a) => pushNotification(ctx, a.id, input));
     await ctx.events.idle();
     return { status: 201, body: { notifications: created.map(notificationView) } };
   });
@@ -76,11 +83,9 @@ export function registerAccountAdminRoutes(routes: RouteRegistrar, ctx: ServiceC
     const input = isRecord(body) ? body : {};
     const credits = input.credits ?? 100;
     if (typeof credits !== 'number' || !Number.isInteger(credits) || credits < 0) {
-      return fail(400, 'credits must be an integer >= 0');
+      throw new HttpError(400, 'credits must be an integer >= 0');
     }
-    const target = targets(ctx, input, false);
-    if ('error' in target) return target.error;
-    const account = target.accounts[0] as AccountRecord;
+    const account = targets(ctx, input, false)[0] as AccountRecord;
     account.purchased = true;
     account.balance += credits;
     await ctx.events.emit(account.id, 'credits.purchased', { credits, balance: account.balance });

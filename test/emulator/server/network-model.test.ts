@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { modelLine } from '../../src/emulator/cli-entry.js';
-import { type LatencyFront, openLatencyFront } from '../../src/emulator/network-model.js';
-import { resolveOptions } from '../../src/emulator/options.js';
-import { isRequestValidationError } from '../../src/http/index.js';
-import { client, type FakeEmulator, startFakeEmulator } from './helpers/emulator.js';
+import { modelLine } from '../../../src/emulator/cli-entry.js';
+import { resolveOptions } from '../../../src/emulator/options.js';
+import { type LatencyFront, openLatencyFront } from '../../../src/emulator/server/network-model.js';
+import { isRequestValidationError } from '../../../src/http/index.js';
+import { client, type FakeEmulator, startFakeEmulator } from '../helpers/emulator.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -2,8 +2,9 @@
  * The account service's view of the control plane's accounts: accounts created by
  * `POST /_emulator/accounts` carry `apiKey`, `purchased` and `balance`.
  */
-import type { Store } from '../store.js';
-import type { AccountDirectory } from './types.js';
+
+import type { AccountDirectory } from '../account-service/types.js';
+import type { Store } from './store.js';
 
 export function accountDirectory(store: Store): AccountDirectory {
   return {
