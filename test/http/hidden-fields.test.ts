@@ -49,3 +49,18 @@ describe('hideFields', () => {
     expect(JSON.parse(JSON.stringify(value))).toEqual({ a: REDACTED, b: 7 });
   });
 });
+
+// A 24-byte secret like the service's.
+const SECRET = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;
+
+describe('webhook secrets print redacted', () => {
+  it('hides the secret of a created webhook under inspect and JSON, but keeps it readable', async () => {
+    const { hideFields, fullyRedacted } = await import('../../src/http/hidden-fields.js');
+    const created = hideFields({ id: 'wh_1', secret: SECRET }, { secret: fullyRedacted });
+    expect(created.secret).toBe(SECRET);
+    expect(inspect(created)).not.toContain(SECRET);
+    expect(JSON.stringify(created)).not.toContain(SECRET);
+    expect(JSON.stringify(created)).toContain('wh_1');
+    expect({ ...created }.secret).toBe(SECRET);
+  });
+});
