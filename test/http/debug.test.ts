@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDebug, isDebugEnabled, setDebugSink } from '../../src/http/debug.js';
 import { clearRegisteredSecrets, registerSecret } from '../../src/http/redact.js';
 import { setEnv } from '../helpers/env.js';
@@ -34,6 +34,38 @@ describe('debug logging', () => {
       expect(lines).toEqual(['remote-browser:http using [REDACTED] at ws://h/?token=[REDACTED]']);
     } finally {
       setDebugSink(previous);
+    }
+  });
+});
+
+describe('isDebugEnabled patterns', () => {
+  it('matches whole names with * as the only wildcard', () => {
+    expect(isDebugEnabled('http', 'remote-browser:h.tp')).toBe(false);
+    expect(isDebugEnabled('http', 'remote-browser:ht')).toBe(false);
+    expect(isDebugEnabled('http', 'x-remote-browser:http')).toBe(false);
+    expect(isDebugEnabled('http', 'remote-*')).toBe(true);
+    expect(isDebugEnabled('http', 'remote-browser:(http)')).toBe(false);
+  });
+
+  it('splits on commas and spaces, and an exclusion wins wherever it stands', () => {
+    expect(isDebugEnabled('http', 'other, remote-browser:http')).toBe(true);
+    expect(isDebugEnabled('http', ',,remote-browser:http')).toBe(true);
+    expect(isDebugEnabled('http', '-remote-browser:http remote-browser:*')).toBe(false);
+    expect(isDebugEnabled('http', '-remote-browser:other remote-browser:*')).toBe(true);
+    expect(isDebugEnabled('http', '')).toBe(false);
+  });
+});
+
+describe('the default debug sink', () => {
+  it('writes each line to stderr with a newline', () => {
+    const previous = setDebugSink(() => {});
+    setDebugSink(previous);
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      previous('remote-browser:http a line');
+      expect(write).toHaveBeenCalledWith('remote-browser:http a line\n');
+    } finally {
+      write.mockRestore();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as root from '../../src/index.js';
+import * as root from '../src/index.js';
 
 describe('the remote-browser root entry', () => {
   it('exports the client, the error classes with their guards, redaction and the rate limiter', () => {
