@@ -1,0 +1,26 @@
+/**
+ * Chromium's `Fetch.RequestPattern.urlPattern` matching, so remote CDP hands a paused request
+ * only to the feature whose patterns asked for it: `*` is any run of characters, `?` exactly
+ * one, and a backslash makes the next character literal.
+ */
+export function urlPatternMatches(pattern: string, url: string): boolean {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i] as string;
+    if (char === '\\' && i + 1 < pattern.length) {
+      i++;
+      source += escapeRegex(pattern[i] as string);
+    } else if (char === '*') {
+      source += '[\\s\\S]*';
+    } else if (char === '?') {
+      source += '[\\s\\S]';
+    } else {
+      source += escapeRegex(char);
+    }
+  }
+  return new RegExp(`^${source}$`).test(url);
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
