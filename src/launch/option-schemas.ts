@@ -93,6 +93,7 @@ function build(z: typeof Z) {
       .optional(),
     slowMo: ms.optional(),
     extraContexts: z.enum(['warn', 'error', 'allow']).optional(),
+    downloadsPath: z.string().min(1, 'must be a folder path').optional(),
   };
 
   const viewport = z.strictObject({
@@ -161,6 +162,7 @@ function build(z: typeof Z) {
     timeout,
     slowMo: ms.optional(),
     args: z.array(z.string()).optional(),
+    downloadsPath: z.string().min(1, 'must be a folder path').optional(),
   });
 
   /**

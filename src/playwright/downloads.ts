@@ -7,12 +7,33 @@
  * browser, never a Proxy) to first put the bytes at the path Playwright reads, then call
  * Playwright's own method.
  */
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
-import type { RemoteDownloads } from '../remote-cdp/downloads.js';
+import { cdpChannel } from '../remote-cdp/cdp-channel.js';
+import { RemoteDownloads } from '../remote-cdp/downloads.js';
+import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
+
+/**
+ * Brings the downloads of a freshly connected remote browser to the client. `downloadsPath`
+ * (the drop-in's option of that name): every download's file also lands there, named by its
+ * guid as with a local browser; the connect passed it to Playwright as `artifactsDir`.
+ */
+export async function startDownloads(browser: Browser, downloadsPath?: string): Promise<void> {
+  const cdp = await remoteCdpFor(browser, async () =>
+    cdpChannel(await browser.newBrowserCDPSession()),
+  );
+  const downloads = await RemoteDownloads.start(cdp, {
+    policy: 'allowAndName',
+    ...(downloadsPath !== undefined
+      ? { placement: async ({ guid }) => join(downloadsPath, guid) }
+      : {}),
+  });
+  browser.once('disconnected', () => void downloads.close());
+  bridgeDownloads(browser, downloads);
+}
 
 /** Makes every Download of `browser`'s pages, present and future, wait for its bytes. */
-export function bridgeDownloads(browser: Browser, downloads: RemoteDownloads): void {
+function bridgeDownloads(browser: Browser, downloads: RemoteDownloads): void {
   const contexts = new WeakSet<BrowserContext>();
   const follow = (context: BrowserContext) => {
     if (contexts.has(context)) return;

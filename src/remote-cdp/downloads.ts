@@ -25,33 +25,16 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDebug } from '../http/debug.js';
 import { RemoteBrowserError } from '../http/errors.js';
-import { emptiedHeaders, isDownloadResponse, type PausedResponse } from './download-response.js';
+import { emptiedHeaders, isDownloadResponse } from './download-response.js';
+import type { PausedRequest, RemoteCdp } from './remote-cdp.js';
 
 const debug = createDebug('remote-cdp:downloads');
 
 /** Bytes asked of the browser per `IO.read`: one chunk is all the client holds at a time. */
 const CHUNK_BYTES = 1024 * 1024;
 
-/** What the download bridge needs of the browser-level CDP session (RemoteCdp has this shape). */
-export interface DownloadsHost {
-  send<T = unknown>(method: string, params?: object): Promise<T>;
-  on<P>(event: string, listener: (params: P) => void): () => void;
-  intercept(interceptor: {
-    patterns: {
-      urlPattern: string;
-      resourceType?: string;
-      requestStage?: 'Request' | 'Response';
-    }[];
-    onPaused(event: PausedDocument): Promise<boolean>;
-  }): Promise<() => Promise<void>>;
-}
-
-/** A paused response as the bridge reads it. */
-export interface PausedDocument extends PausedResponse {
-  requestId: string;
-  frameId: string;
-  responseStatusText?: string;
-}
+/** What the download bridge needs of the browser-level session (a RemoteCdp). */
+export type DownloadsHost = Pick<RemoteCdp, 'send' | 'on' | 'intercept'>;
 
 /** `Browser.downloadWillBegin`. */
 export interface DownloadBegin {
@@ -211,7 +194,7 @@ export class RemoteDownloads {
     });
   }
 
-  async #paused(event: PausedDocument): Promise<boolean> {
+  async #paused(event: PausedRequest): Promise<boolean> {
     if (!isDownloadResponse(event)) return false;
     let stream: string;
     try {

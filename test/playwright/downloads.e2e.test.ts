@@ -1,0 +1,123 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Download, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { chromium, launchRemote } from '../../src/playwright/index.js';
+import { sha256, startTransferSite, type TransferSite } from '../helpers/transfer-site.js';
+
+let emu: EmulatorHandle;
+let site: TransferSite;
+let api: BrowserApi;
+let dir: string;
+
+beforeAll(async () => {
+  [emu, site] = await Promise.all([startEmulator({ ffmpegPath: false }), startTransferSite()]);
+  api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
+  dir = mkdtempSync(join(tmpdir(), 'rb-downloads-'));
+});
+
+afterAll(async () => {
+  await api?.close();
+  await Promise.all([emu?.close(), site?.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function download(page: Page, selector: string): Promise<Download> {
+  const [started] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return started;
+}
+
+async function withBrowser(run: (browser: Browser, page: Page) => Promise<void>) {
+  const browser = await launchRemote({ api });
+  try {
+    const page = browser.contexts()[0]!.pages()[0]!;
+    await page.goto(site.url('/'));
+    await run(browser, page);
+  } finally {
+    await browser.close();
+  }
+}
+
+describe('Playwright downloads on a remote browser', () => {
+  it('saveAs() and path() give the attachment’s exact bytes on the client, fetched once', async () => {
+    await withBrowser(async (_browser, page) => {
+      const before = site.fileRequests();
+      const started = await download(page, '#attachment');
+      expect(started.suggestedFilename()).toBe('export.bin');
+      const target = join(dir, 'saved.bin');
+      await started.saveAs(target);
+      expect(sha256(readFileSync(target))).toBe(site.fileSha);
+      expect(sha256(readFileSync(await started.path()))).toBe(site.fileSha);
+      expect(await started.failure()).toBeNull();
+      expect(site.fileRequests() - before).toBe(1);
+    });
+  });
+
+  it('createReadStream() streams the same bytes', async () => {
+    await withBrowser(async (_browser, page) => {
+      const started = await download(page, '#attachment');
+      const chunks: Buffer[] = [];
+      for await (const chunk of await started.createReadStream()) chunks.push(chunk as Buffer);
+      expect(sha256(Buffer.concat(chunks))).toBe(site.fileSha);
+    });
+  });
+
+  it('an <a download> link and a data: URL arrive with the browser’s suggested names', async () => {
+    await withBrowser(async (_browser, page) => {
+      const linked = await download(page, '#download-attr');
+      expect(linked.suggestedFilename()).toBe('notes.txt');
+      expect(readFileSync(await linked.path(), 'utf8')).toBe('plain text, rendered or saved');
+      const data = await download(page, '#data');
+      expect(data.suggestedFilename()).toBe('hello.txt');
+      expect(readFileSync(await data.path(), 'utf8')).toBe('hello from data');
+    });
+  });
+
+  it('a text page that is not a download still renders in full', async () => {
+    await withBrowser(async (_browser, page) => {
+      await page.click('#page');
+      await expect.poll(() => page.textContent('body')).toBe('plain text, rendered or saved');
+    });
+  });
+
+  it('downloads of a context opened with browser.newContext() arrive too', async () => {
+    const browser = await launchRemote({ api, extraContexts: 'allow' });
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(site.url('/'));
+      const started = await download(page, '#attachment');
+      expect(sha256(readFileSync(await started.path()))).toBe(site.fileSha);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a blob: download reports why its bytes cannot reach the client', async () => {
+    await withBrowser(async (_browser, page) => {
+      const started = await download(page, '#blob');
+      expect(await started.failure()).toMatch(/blob: URL.*remote page/);
+      await expect(started.saveAs(join(dir, 'blob.txt'))).rejects.toThrow(
+        /download\.saveAs: .*blob/,
+      );
+    });
+  });
+
+  it('the drop-in’s downloadsPath fills that folder with every download, named by guid', async () => {
+    const folder = mkdtempSync(join(dir, 'drop-in-'));
+    const browser = await chromium.launch({ downloadsPath: folder, remote: { api } });
+    try {
+      const page = browser.contexts()[0]!.pages()[0]!;
+      await page.goto(site.url('/'));
+      const started = await download(page, '#attachment');
+      const path = await started.path();
+      expect(path.startsWith(folder)).toBe(true);
+      expect(readdirSync(folder)).toContain(path.slice(folder.length + 1));
+      expect(sha256(readFileSync(path))).toBe(site.fileSha);
+    } finally {
+      await browser.close();
+    }
+  });
+});
