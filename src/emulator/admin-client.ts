@@ -1,4 +1,5 @@
 /** A small typed client of the admin API, handed out on the `startEmulator()` handle. */
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { Fault, FaultSpec } from './faults.js';
 import type { AccountLimits } from './options.js';
 
@@ -61,13 +62,22 @@ export interface AdminClient {
     accountId?: string;
   }): Promise<{ sessionId: string; recordingId: string }>;
   state(): Promise<EmulatorState>;
+  /**
+   * Puts `host` on the emulator's internet, served by `target` (an http:// or https:// origin,
+   * e.g. a test's own server): a sandboxed session's browser can then load `http(s)://host/`.
+   * Resolves with every published host and its target.
+   */
+  publish(host: string, target: string): Promise<Record<string, string>>;
   /** Ends every session and forgets everything but the default account; the clock goes back to real time. */
   reset(): Promise<void>;
 }
 
-export function createAdminClient(origin: string): AdminClient {
+/** `ca`: the PEM to trust for an https origin (the emulator's own CA). */
+export function createAdminClient(origin: string, ca?: string): AdminClient {
+  const dispatcher = ca ? new Agent({ connect: { ca } }) : undefined;
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${origin}/_emulator${path}`, {
+    const response = await (dispatcher ? undiciFetch : fetch)(`${origin}/_emulator${path}`, {
+      ...(dispatcher ? { dispatcher } : {}),
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -96,6 +106,8 @@ export function createAdminClient(origin: string): AdminClient {
     },
     addRecording: (input) => call('POST', '/recordings', input),
     state: () => call('GET', '/state'),
+    publish: async (host, target) =>
+      (await call<{ sites: Record<string, string> }>('POST', '/internet', { host, target })).sites,
     reset: async () => {
       await call('POST', '/reset');
     },

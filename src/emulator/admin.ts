@@ -8,6 +8,7 @@ import type { EmulatorClock } from './clock.js';
 import { type FaultRegistry, faultSpecSchema } from './faults.js';
 import { badRequest, notFound } from './http-error.js';
 import type { Account } from './model.js';
+import { type Internet, siteIssue } from './network/internet.js';
 import type { RouteModule } from './router.js';
 import type { BrowserRuntime } from './runtime/index.js';
 import type { Store } from './store.js';
@@ -20,6 +21,8 @@ export interface AdminDeps {
   runtime: BrowserRuntime;
   /** The account `startEmulator()` hands out; kept across `POST /_emulator/reset`. */
   defaultAccountId: string;
+  /** The hosts a session's exit can reach (`POST /_emulator/internet` publishes one). */
+  internet: Internet;
   addSyntheticRecording(
     accountId: string,
     sizeBytes: number,
@@ -149,6 +152,16 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
         const input = parse(syntheticRecordingSchema, body);
         const accountId = input.accountId ?? ctx.defaultAccountId;
         return { body: await ctx.addSyntheticRecording(accountId, input.sizeBytes) };
+      });
+
+      // The emulator's internet: what a sandboxed session's exit can reach.
+      r.add('GET', '/internet', () => ({ body: { sites: ctx.internet.list() } }));
+      r.add('POST', '/internet', ({ body }) => {
+        const { host, target } = (body ?? {}) as { host?: unknown; target?: unknown };
+        const issue = siteIssue(host, target);
+        if (issue) throw badRequest(`Invalid admin request: ${issue.field}: ${issue.message}`);
+        ctx.internet.publish(host as string, target as string);
+        return { body: { sites: ctx.internet.list() } };
       });
 
       r.add('GET', '/state', () => ({ body: emulatorState(ctx) }));

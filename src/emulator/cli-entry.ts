@@ -2,6 +2,9 @@
  * `remote-browser emulator` minus the argument parsing: start, print the env lines to export,
  * run until SIGINT/SIGTERM, then close (no Chromium left behind).
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EmulatorOptions } from './options.js';
 import { type EmulatorHandle, startEmulator } from './start.js';
 
@@ -9,10 +12,22 @@ export interface ForegroundIo {
   stdout(line: string): void;
 }
 
-/** The lines a shell evaluates to point the library at this emulator. */
-export function exportLines(handle: EmulatorHandle): string[] {
+/** The emulator's CA written to a file of its own, for `NODE_EXTRA_CA_CERTS`; undefined without one. */
+export async function writeCaFile(
+  handle: EmulatorHandle,
+): Promise<{ path: string; remove(): Promise<void> } | undefined> {
+  if (!handle.ca) return undefined;
+  const dir = await mkdtemp(join(tmpdir(), 'remote-browser-emulator-ca-'));
+  const path = join(dir, 'ca.pem');
+  await writeFile(path, handle.ca);
+  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The lines a shell evaluates to point the library at this emulator (and trust its CA). */
+export function exportLines(handle: EmulatorHandle, caFile?: string): string[] {
   const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
   return [
+    ...(caFile ? [`export NODE_EXTRA_CA_CERTS=${quote(caFile)}`] : []),
     `export REMOTE_BROWSER_URL=${quote(handle.browserUrl)}`,
     `export REMOTE_BROWSER_TOKEN=${quote(handle.token)}`,
     `export REMOTE_BROWSER_PROXY_PASSWORD=${quote(handle.proxyPassword)}`,
@@ -41,6 +56,10 @@ export async function runEmulatorForeground(
   signals: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM'],
 ): Promise<{ handle: EmulatorHandle; closed: Promise<void>; stop(): Promise<void> }> {
   const handle = await startEmulator(options);
+  const ca = await writeCaFile(handle).catch(async (error: unknown) => {
+    await handle.close();
+    throw error;
+  });
   let markClosed!: () => void;
   const closed = new Promise<void>((done) => {
     markClosed = done;
@@ -50,6 +69,7 @@ export async function runEmulatorForeground(
     stopping ??= (async () => {
       for (const signal of signals) process.off(signal, onSignal);
       await handle.close();
+      await ca?.remove();
       io.stdout('# emulator stopped');
       markClosed();
     })();
@@ -67,7 +87,7 @@ export async function runEmulatorForeground(
   }
   const model = modelLine(options);
   if (model) io.stdout(model);
-  for (const line of exportLines(handle)) io.stdout(line);
+  for (const line of exportLines(handle, ca?.path)) io.stdout(line);
   io.stdout('# Ctrl-C stops the emulator and every browser it started');
   return { handle, closed, stop };
 }

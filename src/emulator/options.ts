@@ -1,7 +1,9 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
 import { RequestValidationError } from '../http/index.js';
 import type { AccountServiceOptions } from './account-service/options.js';
+import { siteIssue } from './network/internet.js';
 import type { RuntimeOptions } from './runtime/index.js';
+import { type Isolation, RUNTIME_DEFAULT_ISOLATION } from './runtime/sandbox.js';
 
 export interface AccountLimits {
   /** Concurrent running sessions; default 50. A create beyond it is a 429 with `limit_type: 'sessions'`. */
@@ -60,6 +62,30 @@ export interface EmulatorOptions extends RuntimeOptions {
    * create takes as long as Chromium's launch).
    */
   sessionStartMs?: number;
+  /**
+   * How remote a session's browser is; default `'remote'`: it runs as on another machine (on
+   * Linux in a bubblewrap sandbox): it reaches nothing of this machine (not its loopback, not
+   * its other addresses), only the hosts of `internet` and `exit.test`, through its exit; it sees
+   * none of this machine's files. Where no sandbox can be made it falls back to `'none'` with one
+   * warning, and with `CI=true` it fails instead. `'none'` is NOT faithful: the browser runs on
+   * this machine with its network and its disk, so a page reaches `localhost` and `file://`
+   * shows local files, which no remote browser of the service can. docs/emulator.md, "How remote
+   * the emulator is".
+   */
+  isolation?: Isolation;
+  /**
+   * The emulator's internet: host name → the local origin that serves it, e.g.
+   * `{ 'shop.test': 'http://127.0.0.1:4000' }` (http or https targets; a self-signed https
+   * target is accepted). With `isolation: 'remote'` these, and `exit.test`, are all a session's
+   * browser can reach; more can be published at run time with `admin.publish()`. Default `{}`.
+   */
+  internet?: Record<string, string>;
+  /**
+   * Serve https and wss: `true` with a certificate from a CA made for this emulator (the
+   * handle's `ca`), or `{ cert, key }` (PEM) of your own. `cdp_url` is then `wss://`, and
+   * `live_view_url`, `video_url` are `https://`. Default `false` (http and ws).
+   */
+  tls?: boolean | { cert: string; key: string };
 }
 
 export interface ResolvedOptions {
@@ -76,6 +102,9 @@ export interface ResolvedOptions {
   account: AccountServiceOptions;
   network: { rttMs: number };
   sessionStartMs: number;
+  isolation: Isolation;
+  internet: Record<string, string>;
+  tls: false | true | { cert: string; key: string };
   runtime: RuntimeOptions;
 }
 
@@ -105,6 +134,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     account,
     network,
     sessionStartMs,
+    isolation,
+    internet,
+    tls,
     ...runtime
   } = options;
   return {
@@ -121,6 +153,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     account: account ?? {},
     network: { rttMs: milliseconds('network.rttMs', networkObject(network).rttMs) },
     sessionStartMs: milliseconds('sessionStartMs', sessionStartMs),
+    isolation: isolationMode(isolation),
+    internet: internetSites(internet),
+    tls: tlsOption(tls),
     runtime,
   };
 }
@@ -158,4 +193,48 @@ function milliseconds(field: string, value: unknown): number {
     ]);
   }
   return value;
+}
+
+function isolationMode(value: unknown): Isolation {
+  if (value === undefined) return RUNTIME_DEFAULT_ISOLATION;
+  if (value === 'remote' || value === 'none') return value;
+  throw new RequestValidationError('startEmulator', [
+    { path: 'isolation', message: `must be 'remote' or 'none' (got ${JSON.stringify(value)})` },
+  ]);
+}
+
+function internetSites(value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new RequestValidationError('startEmulator', [
+      {
+        path: 'internet',
+        message: "must be an object such as { 'shop.test': 'http://127.0.0.1:4000' }",
+      },
+    ]);
+  }
+  const issues = Object.entries(value)
+    .map(([host, target]) => siteIssue(host, target))
+    .filter((issue) => issue !== undefined)
+    .map((issue) => ({ path: `internet.${issue.field}`, message: issue.message }));
+  if (issues.length > 0) throw new RequestValidationError('startEmulator', issues);
+  return { ...(value as Record<string, string>) };
+}
+
+function tlsOption(value: unknown): ResolvedOptions['tls'] {
+  if (value === undefined || value === false) return false;
+  if (value === true) return true;
+  const pair = value as { cert?: unknown; key?: unknown } | null;
+  if (
+    typeof pair === 'object' &&
+    pair !== null &&
+    typeof pair.cert === 'string' &&
+    typeof pair.key === 'string'
+  ) {
+    return { cert: pair.cert, key: pair.key };
+  }
+  // Never echo the value: it may hold a private key.
+  throw new RequestValidationError('startEmulator', [
+    { path: 'tls', message: 'must be true, false or { cert, key } (PEM strings)' },
+  ]);
 }

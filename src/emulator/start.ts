@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { redact } from '../http/index.js';
 import { accountDirectory } from './account-service/directory.js';
 import { createAccountService } from './account-service/service.js';
@@ -16,6 +17,7 @@ import {
 } from './browser-service/service.js';
 import { EmulatorClock } from './clock.js';
 import { FaultRegistry } from './faults.js';
+import { type EmulatorNetwork, prepareNetwork } from './network/setup.js';
 import { type LatencyFront, openLatencyFront } from './network-model.js';
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { Router } from './router.js';
@@ -44,6 +46,13 @@ export interface EmulatorHandle {
   apiKey: string;
   /** Typed client of the admin API (`/_emulator/...`). */
   admin: AdminClient;
+  /** The isolation sessions get: `'none'` when `'remote'` was asked for but fell back (a warning said so). */
+  isolation: 'remote' | 'none';
+  /**
+   * PEM of the CA made for this emulator (with `tls: true`): what a client trusts, e.g. through
+   * `NODE_EXTRA_CA_CERTS`. Undefined without TLS or with a certificate of your own.
+   */
+  ca: string | undefined;
   /** Ends every session and stops the server; no Chromium process is left when it resolves. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -58,13 +67,14 @@ export interface EmulatorParts {
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const resolved = resolveOptions(options);
-  const runtime = await createBrowserRuntime(resolved.runtime);
+  const network = await prepareNetwork(resolved, (message) => resolved.logger('warn', message));
+  const runtime = await createBrowserRuntime(resolved.runtime, network.sandbox);
   try {
-    return await startWithParts(resolved, {
-      runtime,
-      createProxy: createCdpProxy,
-      createLiveView,
-    });
+    return await startWithParts(
+      resolved,
+      { runtime, createProxy: createCdpProxy, createLiveView },
+      network,
+    );
   } catch (error) {
     // A port in use, say: the runtime's work dir must not outlive the failed start.
     await runtime.shutdown();
@@ -75,13 +85,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 export async function startWithParts(
   options: ResolvedOptions,
   parts: EmulatorParts,
+  /** Default: no sandbox, no TLS, the internet of `options`. */
+  given?: EmulatorNetwork,
 ): Promise<EmulatorHandle> {
+  const network =
+    given ?? (await prepareNetwork({ ...options, isolation: 'none', tls: false }, () => {}));
   const state = await createState(options);
   let origin = '';
   const log: ServerDeps['log'] = (level, message) => options.logger(level, redact(message));
   const services = createServices(options, parts, state, { origin: () => origin, log });
   const defaults = state.store.createAccount({ purchased: true });
-  const admin = adminFor(parts, state, services, defaults.account.id);
+  const admin = adminFor(parts, state, services, defaults.account.id, network);
   const server = createEmulatorServer(
     {
       faults: state.faults,
@@ -92,7 +106,7 @@ export async function startWithParts(
     },
     mountServices(services, admin),
   );
-  const listening = await listenOrUndo(server, options, state);
+  const listening = await listenOrUndo(server, options, state, network);
   origin = listening.origin;
   log(
     'info',
@@ -106,7 +120,9 @@ export async function startWithParts(
     token: defaults.token,
     proxyPassword: defaults.account.proxyPassword,
     apiKey: defaults.account.apiKey,
-    admin: createAdminClient(origin),
+    admin: createAdminClient(origin, network.ca),
+    isolation: network.isolation,
+    ca: network.ca,
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -142,6 +158,7 @@ function adminFor(
   { store, clock, faults }: State,
   { browser, account }: Services,
   defaultAccountId: string,
+  { internet }: EmulatorNetwork,
 ): ReturnType<typeof adminModule> {
   const reset = async () => {
     await browser.endAll('emulator_reset');
@@ -158,6 +175,7 @@ function adminFor(
       faults,
       runtime: parts.runtime,
       defaultAccountId,
+      internet,
       addSyntheticRecording: browser.addSyntheticRecording,
     },
     reset,
@@ -169,9 +187,10 @@ async function listenOrUndo(
   server: Server,
   options: ResolvedOptions,
   state: State,
+  network: EmulatorNetwork,
 ): Promise<Listening> {
   try {
-    return await listenBehindNetwork(server, options);
+    return await listenBehindNetwork(server, options, network.serverTls);
   } catch (error) {
     server.close();
     state.clock.cancelAll();
@@ -194,6 +213,7 @@ function closeOnce(
     await parts.runtime.shutdown();
     state.clock.cancelAll();
     await listening.front?.close();
+    listening.tls?.close();
     server.closeAllConnections();
     await new Promise<void>((done) => server.close(() => done()));
     await state.removeDataDir();
@@ -252,13 +272,26 @@ function mountServices(
 interface Listening {
   origin: string;
   front: LatencyFront | undefined;
+  /** The TLS listener in front of the server, with `tls`. */
+  tls: TlsServer | undefined;
 }
 
-/** With a network modelled, the server listens on a private port behind the latency front. */
-async function listenBehindNetwork(server: Server, options: ResolvedOptions): Promise<Listening> {
+/**
+ * With a network modelled, the server listens on a private port behind the latency front. With
+ * TLS, a TLS listener terminates and hands each connection to the same HTTP server.
+ */
+async function listenBehindNetwork(
+  server: Server,
+  options: ResolvedOptions,
+  serverTls: EmulatorNetwork['serverTls'],
+): Promise<Listening> {
   const { rttMs } = options.network;
-  await listen(server, options.host, rttMs > 0 ? 0 : options.port);
-  const serverPort = (server.address() as AddressInfo).port;
+  const tls = serverTls
+    ? createTlsServer(serverTls, (socket) => server.emit('connection', socket))
+    : undefined;
+  const listener = tls ?? server;
+  await listen(listener, options.host, rttMs > 0 ? 0 : options.port);
+  const serverPort = (listener.address() as AddressInfo).port;
   const front =
     rttMs > 0
       ? await openLatencyFront({
@@ -270,10 +303,10 @@ async function listenBehindNetwork(server: Server, options: ResolvedOptions): Pr
       : undefined;
   const port = front?.port ?? serverPort;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { origin: `http://${host}:${port}`, front };
+  return { origin: `${tls ? 'https' : 'http'}://${host}:${port}`, front, tls };
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+function listen(server: Server | TlsServer, host: string, port: number): Promise<void> {
   return new Promise((done, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {

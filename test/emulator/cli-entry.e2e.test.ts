@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runEmulatorForeground } from '../../src/emulator/index.js';
 
@@ -30,6 +31,23 @@ describe('runEmulatorForeground', () => {
     process.kill(process.pid, 'SIGUSR2');
     await run.closed;
     await expect(fetch(`${run.handle.url}/_emulator/state`)).rejects.toThrow();
+  });
+
+  it('with tls prints an https URL and a NODE_EXTRA_CA_CERTS line whose file holds the CA, removed on stop', async () => {
+    const lines: string[] = [];
+    const run = await runEmulatorForeground(
+      { ffmpegPath: false, tls: true },
+      { stdout: (line) => lines.push(line) },
+      ['SIGUSR2'],
+    );
+    const caLine = lines.find((l) => l.startsWith('export NODE_EXTRA_CA_CERTS='));
+    const caFile = /^export NODE_EXTRA_CA_CERTS='(.*)'$/.exec(caLine ?? '')?.[1] ?? '';
+    expect(run.handle.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(readFileSync(caFile, 'utf8')).toBe(run.handle.ca);
+    expect(lines).toContain(`export REMOTE_BROWSER_URL='${run.handle.url}'`);
+    process.kill(process.pid, 'SIGUSR2');
+    await run.closed;
+    expect(existsSync(caFile)).toBe(false);
   });
 
   it('handles Ctrl-C before it prints a line: a user may press it as soon as the lines appear', async () => {

@@ -53,6 +53,19 @@ export function register(program: Command, rt: Runtime): void {
     )
     .option('--ffmpeg <path>', 'ffmpeg for recordings (default: FFMPEG_PATH, then PATH)')
     .option('--no-recordings', 'turn recordings off even when ffmpeg is available')
+    .option(
+      '--isolation <mode>',
+      "remote: each session's browser runs as on another machine; none: on this one (not faithful)",
+    )
+    .option(
+      '--internet <host=origin>',
+      'publish a host on the emulator internet, e.g. shop.test=http://127.0.0.1:4000 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--tls',
+      'serve https and wss with a CA made for this emulator (prints NODE_EXTRA_CA_CERTS)',
+    )
     .option('--write-env <file>', 'also write the credentials to this dotenv file')
     .action(
       act(rt, async (out, [command], opts) => {
@@ -61,6 +74,8 @@ export function register(program: Command, rt: Runtime): void {
         const { runEmulatorForeground, startEmulator } = await import('../../emulator/index.js');
         if (argv.length > 0) {
           const handle = await startEmulator(options);
+          const { writeCaFile } = await import('../../emulator/cli-entry.js');
+          const ca = await writeCaFile(handle);
           try {
             await writeEnv(rt, out, handle, opts);
             // Ctrl-C goes to the child; the emulator stops once the child has exited.
@@ -69,7 +84,11 @@ export function register(program: Command, rt: Runtime): void {
               return await runChild({
                 command: argv,
                 cwd: rt.io.cwd,
-                env: { ...rt.io.env, ...envOf(handle) },
+                env: {
+                  ...rt.io.env,
+                  ...envOf(handle),
+                  ...(ca ? { NODE_EXTRA_CA_CERTS: ca.path } : {}),
+                },
                 onStarted: (forward) => {
                   dispose = rt.io.onInterrupt?.(forward);
                 },
@@ -79,6 +98,7 @@ export function register(program: Command, rt: Runtime): void {
             }
           } finally {
             await handle.close();
+            await ca?.remove();
           }
         }
         const running = await runEmulatorForeground(options, {
@@ -98,6 +118,26 @@ function optionsOf(opts: Options): EmulatorOptions {
   if (typeof opts.chromium === 'string') options.chromiumPath = opts.chromium;
   if (opts.recordings === false) options.ffmpegPath = false;
   else if (typeof opts.ffmpeg === 'string') options.ffmpegPath = opts.ffmpeg;
+  if (opts.isolation !== undefined) {
+    if (opts.isolation !== 'remote' && opts.isolation !== 'none') {
+      throw usageError(`--isolation: must be remote or none (got "${String(opts.isolation)}")`);
+    }
+    options.isolation = opts.isolation;
+  }
+  if (Array.isArray(opts.internet)) {
+    const internet: Record<string, string> = {};
+    for (const pair of opts.internet as string[]) {
+      const at = pair.indexOf('=');
+      if (at <= 0) {
+        throw usageError(
+          `--internet: "${pair}" is not host=origin, e.g. shop.test=http://127.0.0.1:4000`,
+        );
+      }
+      internet[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+    options.internet = internet;
+  }
+  if (opts.tls === true) options.tls = true;
   if (typeof opts.limits === 'string') {
     const limits: Record<string, number> = {};
     for (const pair of opts.limits.split(',')) {

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EmulatorClock } from '../clock.js';
 import { conflict, HttpError, limitReached, unavailable } from '../http-error.js';
 import type { Account, ProfileRecord, SessionRecord } from '../model.js';
+import { exitIdentity } from '../network/exit-identity.js';
 import type { ResolvedOptions } from '../options.js';
 import type { BrowserRuntime, EndedBrowser, RecordingFile } from '../runtime/index.js';
 import type { Store } from '../store.js';
@@ -102,6 +103,18 @@ export class SessionLifecycle {
         record: this.ctx.runtime.recordingsAvailable,
         onActivity: () => this.touch(session),
         onExit: () => void this.end(session, 'browser_exited'),
+        exitIdentity: (connection) =>
+          exitIdentity(
+            {
+              accountId: account.id,
+              sessionId: id,
+              config: session.config,
+              pinnedProfile: profile?.pinIp
+                ? () => ({ id: profile.id, pinned: profile.pinned })
+                : undefined,
+            },
+            connection,
+          ),
       });
       await hold;
       if (cut.aborted) {

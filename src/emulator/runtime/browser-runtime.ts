@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findChromium, findFfmpeg } from './find-executables.js';
+import type { SandboxConfig } from './isolated-network.js';
 import { pidAlive, removeOnExit } from './process-groups.js';
 import { launchBrowser } from './running-browser.js';
 import type { BrowserRuntime, RunningBrowser, RuntimeOptions } from './types.js';
@@ -10,7 +11,11 @@ import type { BrowserRuntime, RunningBrowser, RuntimeOptions } from './types.js'
 // Ten sessions launching at once on two cores take several seconds each; one alone takes <1 s.
 const LAUNCH_TIMEOUT_MS = 30_000;
 
-export async function createBrowserRuntime(options: RuntimeOptions = {}): Promise<BrowserRuntime> {
+export async function createBrowserRuntime(
+  options: RuntimeOptions = {},
+  /** Every session runs sandboxed (`isolation: 'remote'`) when given. */
+  sandbox?: SandboxConfig,
+): Promise<BrowserRuntime> {
   const chromiumPath = findChromium(options.chromiumPath);
   const ffmpeg = findFfmpeg(options.ffmpegPath);
   // A work dir we made is ours to remove at shutdown; a given one (and its recordings) is kept.
@@ -27,6 +32,7 @@ export async function createBrowserRuntime(options: RuntimeOptions = {}): Promis
     actionTimeoutMs: options.actionTimeoutMs ?? 15_000,
     recordingFps: options.recordingFps ?? 5,
     launchTimeoutMs: options.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
+    ...(sandbox ? { sandbox } : {}),
   };
 
   const browsers = new Set<RunningBrowser>();

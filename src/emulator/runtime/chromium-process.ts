@@ -70,6 +70,12 @@ export interface ChromiumProcess {
   kill(): Promise<void>;
 }
 
+/** Wraps Chromium's command line into another one that starts it (`isolation: 'remote'`). */
+export type ChromiumLauncher = (
+  executable: string,
+  args: string[],
+) => { command: string; args: string[]; env: NodeJS.ProcessEnv };
+
 const STDERR_LINES_KEPT = 15;
 
 export async function spawnChromium(
@@ -78,12 +84,23 @@ export async function spawnChromium(
   launchTimeoutMs: number,
   /** Chromium's TMPDIR; default the process's own. */
   tempDir?: string,
+  /** What actually runs Chromium (a sandbox, runtime/sandbox.ts); default: Chromium itself. */
+  launcher?: ChromiumLauncher,
 ): Promise<ChromiumProcess> {
-  const child: ChildProcess = spawn(executable, chromiumArgs(userDataDir), {
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    ...(tempDir ? { env: { ...process.env, TMPDIR: tempDir } } : {}),
-  });
+  const launch = launcher?.(executable, chromiumArgs(userDataDir));
+  const child: ChildProcess = spawn(
+    launch?.command ?? executable,
+    launch?.args ?? chromiumArgs(userDataDir),
+    {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(launch
+        ? { env: launch.env }
+        : tempDir
+          ? { env: { ...process.env, TMPDIR: tempDir } }
+          : {}),
+    },
+  );
   const pid = child.pid;
   if (pid === undefined) {
     // spawn reports ENOENT/EACCES asynchronously through 'error'.

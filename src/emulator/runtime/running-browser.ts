@@ -5,6 +5,7 @@ import { createDebug } from '../../http/debug.js';
 import { CdpClient } from './cdp-client.js';
 import { type ChromiumProcess, chromiumTempDir, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
+import { type IsolatedNetwork, isolate, type SandboxConfig } from './isolated-network.js';
 import { createPageActions } from './page-actions.js';
 import { removeOnExit } from './process-groups.js';
 import { Recorder } from './recorder.js';
@@ -21,6 +22,8 @@ export interface LaunchConfig {
   actionTimeoutMs: number;
   recordingFps: number;
   launchTimeoutMs: number;
+  /** Set when sessions run sandboxed (`isolation: 'remote'`). */
+  sandbox?: SandboxConfig;
 }
 
 export async function launchBrowser(
@@ -28,7 +31,8 @@ export async function launchBrowser(
   config: LaunchConfig,
 ): Promise<RunningBrowser> {
   const profile = await prepareProfile(spec, config);
-  const { chromium, cdp, currentPage } = await startDriven(config, profile);
+  const network = config.sandbox ? await isolateOrUndo(spec, config.sandbox, profile) : undefined;
+  const { chromium, cdp, currentPage, browserWsUrl } = await startDriven(config, profile, network);
   const { sessionDir, throwawayProfile, removeProfile } = profile;
 
   const startedAt = Date.now();
@@ -37,7 +41,7 @@ export async function launchBrowser(
       ? new Recorder(sessionDir, config.ffmpegPath, config.recordingFps, startedAt)
       : undefined;
   const screencast = new Screencast(cdp, currentPage, (jpeg, at) => recorder?.add(jpeg, at));
-  const { host, pathname } = new URL(chromium.browserWsUrl);
+  const { host, pathname } = new URL(browserWsUrl);
 
   let endedAt: number | undefined;
   let stopping = false;
@@ -73,6 +77,7 @@ export async function launchBrowser(
     // been answered as ended.
     await chromium.kill();
     markEnded();
+    await network?.close();
     await removeProfile();
     return { recording: encode() };
   };
@@ -143,7 +148,13 @@ async function prepareProfile(spec: LaunchSpec, config: LaunchConfig): Promise<P
 async function startDriven(
   config: LaunchConfig,
   profile: Profile,
-): Promise<{ chromium: ChromiumProcess; cdp: CdpClient; currentPage: CurrentPage }> {
+  network: IsolatedNetwork | undefined,
+): Promise<{
+  chromium: ChromiumProcess;
+  cdp: CdpClient;
+  currentPage: CurrentPage;
+  browserWsUrl: string;
+}> {
   let chromium: ChromiumProcess;
   try {
     chromium = await spawnChromium(
@@ -151,24 +162,48 @@ async function startDriven(
       profile.userDataDir,
       config.launchTimeoutMs,
       profile.tempDir,
+      network?.launcher,
     );
   } catch (error) {
+    await network?.close();
     await profile.removeProfile();
     throw error;
   }
   let cdp: CdpClient | undefined;
+  // In a sandbox, Chromium's DevTools port is reached through the host-side bridge.
+  const browserWsUrl = network
+    ? chromium.browserWsUrl.replace(/^ws:\/\/[^/]+/, `ws://${network.devtoolsAddress}`)
+    : chromium.browserWsUrl;
   try {
-    cdp = await CdpClient.connect(chromium.browserWsUrl);
+    cdp = await CdpClient.connect(browserWsUrl);
     const currentPage = await CurrentPage.track(cdp);
     await currentPage.get({ create: true });
-    return { chromium, cdp, currentPage };
+    return { chromium, cdp, currentPage, browserWsUrl };
   } catch (error) {
     cdp?.close();
     await chromium.kill();
+    await network?.close();
     await profile.removeProfile();
     throw new Error(`Chromium started but could not be driven: ${(error as Error).message}`, {
       cause: error,
     });
+  }
+}
+
+/** The session's exit and DevTools bridge; the profile is removed if they cannot be opened. */
+async function isolateOrUndo(
+  spec: LaunchSpec,
+  sandbox: SandboxConfig,
+  profile: Profile,
+): Promise<IsolatedNetwork> {
+  try {
+    if (!profile.tempDir) {
+      throw new Error('no temp dir path short enough for the sandbox sockets was found');
+    }
+    return await isolate(spec, sandbox, profile.tempDir, profile.userDataDir);
+  } catch (error) {
+    await profile.removeProfile();
+    throw error;
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { ExitIdentity } from '../network/exit-identity.js';
 
 export interface RuntimeOptions {
   /** Chromium executable; default: `CHROMIUM_PATH`, then the system Chromium, then Playwright's cache. */
@@ -35,6 +36,8 @@ export interface LaunchSpec {
   onActivity?: () => void;
   /** Called once if Chromium exits on its own (crash, killed from outside). Not called after stop(). */
   onExit?: () => void;
+  /** The session's exit identity on its `connection`-th connection; required when sessions run sandboxed. */
+  exitIdentity?: (connection: number) => ExitIdentity;
 }
 
 export interface PageInfo {

@@ -1,0 +1,68 @@
+/**
+ * Who a session's exit is: the address and location that the sites it reaches see, from the
+ * session's resolved targeting. The emulator has no real exits, so the IP follows a documented,
+ * deterministic scheme in the documentation ranges (RFC 5737), never a real address:
+ *
+ * - a sticky session: `198.51.100.x`, one address for the whole session;
+ * - a rotating session: `203.0.113.x`, a new one for every connection the browser opens to its exit;
+ * - a session on a `pin_ip` profile: `192.0.2.x`, the profile's one address for all its sessions.
+ *
+ * `x` (1 to 254) is derived from a SHA-256 of the account id and the session (or profile) id,
+ * and the connection number for rotating sessions.
+ */
+import { createHash } from 'node:crypto';
+import { pinFromConfig } from '../browser-service/profile-pin.js';
+import type { PinnedLocation, SessionConfig } from '../model.js';
+
+export interface ExitIdentity {
+  ip: string;
+  country: string;
+  region: string;
+  city: string;
+  zip: string;
+  isp: string;
+  connection_type: string;
+  session_type: string;
+}
+
+/** What the exit of one session needs to know about it; read at every ask (a profile pins late). */
+export interface ExitSubject {
+  accountId: string;
+  sessionId: string;
+  config: SessionConfig;
+  /** The session's profile when it pins its IP: its id and (once pinned) location. */
+  pinnedProfile?: () => { id: string; pinned: PinnedLocation | undefined } | undefined;
+}
+
+function hostByte(...parts: string[]): number {
+  const digest = createHash('sha256').update(parts.join('\0')).digest();
+  return 1 + (digest.readUInt32BE(0) % 254);
+}
+
+/** The exit identity of `subject` on its `connection`-th connection (from 0). */
+export function exitIdentity(subject: ExitSubject, connection: number): ExitIdentity {
+  const { accountId, sessionId, config } = subject;
+  const profile = subject.pinnedProfile?.();
+  let ip: string;
+  let location: PinnedLocation;
+  if (profile) {
+    ip = `192.0.2.${hostByte(accountId, profile.id)}`;
+    location = profile.pinned ?? pinFromConfig(config);
+  } else {
+    ip =
+      config.session_type === 'rotating'
+        ? `203.0.113.${hostByte(accountId, sessionId, String(connection))}`
+        : `198.51.100.${hostByte(accountId, sessionId)}`;
+    location = pinFromConfig(config);
+  }
+  return {
+    ip,
+    country: location.country,
+    region: location.region,
+    city: location.city,
+    zip: location.zip,
+    isp: location.isp,
+    connection_type: location.connection_type,
+    session_type: config.session_type,
+  };
+}
