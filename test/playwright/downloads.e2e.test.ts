@@ -13,8 +13,18 @@ let site: TransferSite;
 let api: BrowserApi;
 let dir: string;
 
+/** The site by its name on the emulator's internet: the remote browser reaches nothing else. */
+const home = 'http://files.test/';
+
 beforeAll(async () => {
-  [emu, site] = await Promise.all([startEmulator({ ffmpegPath: false }), startTransferSite()]);
+  site = await startTransferSite();
+  // 'remote': the browser's disk is not the client's, so only bytes brought over CDP arrive.
+  emu = await startEmulator({
+    ffmpegPath: false,
+    isolation: 'remote',
+    internet: { 'files.test': site.origin },
+  });
+  expect(emu.isolation).toBe('remote');
   api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
   dir = mkdtempSync(join(tmpdir(), 'rb-downloads-'));
 });
@@ -34,7 +44,7 @@ async function withBrowser(run: (browser: Browser, page: Page) => Promise<void>)
   const browser = await launchRemote({ api });
   try {
     const page = browser.contexts()[0]!.pages()[0]!;
-    await page.goto(site.url('/'));
+    await page.goto(home);
     await run(browser, page);
   } finally {
     await browser.close();
@@ -87,7 +97,7 @@ describe('Playwright downloads on a remote browser', () => {
     const browser = await launchRemote({ api, extraContexts: 'allow' });
     try {
       const page = await (await browser.newContext()).newPage();
-      await page.goto(site.url('/'));
+      await page.goto(home);
       const started = await download(page, '#attachment');
       expect(sha256(readFileSync(await started.path()))).toBe(site.fileSha);
     } finally {
@@ -110,7 +120,7 @@ describe('Playwright downloads on a remote browser', () => {
     const browser = await chromium.launch({ downloadsPath: folder, remote: { api } });
     try {
       const page = browser.contexts()[0]!.pages()[0]!;
-      await page.goto(site.url('/'));
+      await page.goto(home);
       const started = await download(page, '#attachment');
       const path = await started.path();
       expect(path.startsWith(folder)).toBe(true);
