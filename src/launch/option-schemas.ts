@@ -112,6 +112,20 @@ function build(z: typeof Z) {
     slowMo: ms.optional(),
     targetFilter: z.function().optional(),
     acceptInsecureCerts: z.boolean().optional(),
+    downloadBehavior: z
+      .strictObject({
+        policy: z.enum(['deny', 'allow', 'allowAndName', 'default']),
+        downloadPath: z.string().min(1, 'must be a folder path').optional(),
+      })
+      .refine(
+        (b) => b.downloadPath !== undefined || !['allow', 'allowAndName'].includes(b.policy),
+        {
+          path: ['downloadPath'],
+          message:
+            "is required with policy 'allow' or 'allowAndName' (the client folder the downloads land in)",
+        },
+      )
+      .optional(),
   };
 
   const dropInShape = {
