@@ -9,7 +9,9 @@
  * whatever the size) into a staged file on the client, and only then handed to the browser,
  * emptied. So the bytes are never fetched again from Node (which would skip the session's proxy
  * and cookies), and by the time the browser names the download (`Browser.downloadWillBegin`)
- * they are on the client already. A `data:` URL carries its bytes in the event itself.
+ * they are on the client already. A `data:` URL carries its bytes in the event itself; a
+ * `blob:` URL's live only in its page, which fetches it into a Blob that `IO.resolveBlob` +
+ * `IO.read` stream out the same way (so a page that revokes the URL at once loses them).
  *
  * The browser names a download after its response, and the emptied one completes at once, so
  * the staged file cannot be moved into place before the library hears "completed": the library
@@ -27,6 +29,7 @@ import { createDebug } from '../http/debug.js';
 import { RemoteBrowserError } from '../http/errors.js';
 import { emptiedHeaders, isDownloadResponse } from './download-response.js';
 import type { PausedRequest, RemoteCdp } from './remote-cdp.js';
+import { attachToTarget } from './target-session.js';
 
 const debug = createDebug('remote-cdp:downloads');
 
@@ -34,7 +37,7 @@ const debug = createDebug('remote-cdp:downloads');
 const CHUNK_BYTES = 1024 * 1024;
 
 /** What the download bridge needs of the browser-level session (a RemoteCdp). */
-export type DownloadsHost = Pick<RemoteCdp, 'send' | 'on' | 'intercept'>;
+export type DownloadsHost = Pick<RemoteCdp, 'send' | 'on' | 'intercept' | 'targets'>;
 
 /** `Browser.downloadWillBegin`. */
 export interface DownloadBegin {
@@ -205,7 +208,7 @@ export class RemoteDownloads {
       debug(`cannot stream ${event.request.url}: ${(error as Error).message}`);
       return false;
     }
-    const staged = this.#read(stream, event.request.url);
+    const staged = this.#read((m, p) => this.#host.send(m, p), stream, event.request.url);
     staged.catch(() => {});
     const queue = this.#captured.get(event.request.url) ?? [];
     queue.push(staged);
@@ -223,13 +226,17 @@ export class RemoteDownloads {
     return true;
   }
 
-  /** Reads a response body stream of the browser into a staged file; resolves with its path. */
-  async #read(stream: string, url: string): Promise<string> {
+  /** Reads a stream of the browser (`IO.read`) into a staged file; resolves with its path. */
+  async #read(
+    send: <T>(method: string, params?: object) => Promise<T>,
+    stream: string,
+    url: string,
+  ): Promise<string> {
     const path = join(this.#staging, `${randomUUID()}.part`);
     const file = await open(path, 'w');
     try {
       for (;;) {
-        const chunk = await this.#host.send<{
+        const chunk = await send<{
           data: string;
           base64Encoded?: boolean;
           eof: boolean;
@@ -246,7 +253,7 @@ export class RemoteDownloads {
       );
     } finally {
       await file.close();
-      await this.#host.send('IO.close', { handle: stream }).catch(() => {});
+      await send('IO.close', { handle: stream }).catch(() => {});
     }
     return path;
   }
@@ -271,17 +278,48 @@ export class RemoteDownloads {
   /** Where the bytes of a named download come from. */
   #source(begin: DownloadBegin): Promise<string> {
     if (begin.url.startsWith('data:')) return this.#fromDataUrl(begin.url);
+    if (begin.url.startsWith('blob:')) return this.#fromBlobUrl(begin);
     const queue = this.#captured.get(begin.url);
     const staged = queue?.shift();
     if (queue && queue.length === 0) this.#captured.delete(begin.url);
     if (staged) return staged;
-    const scheme = begin.url.split(':')[0];
     return Promise.reject(
       new DownloadTransferError(
-        scheme === 'blob'
-          ? `download of a blob: URL (${begin.suggestedFilename}): its bytes exist only inside the remote page and cannot be brought to the client; see docs/remote.md`
-          : `download of ${begin.url}: its response was not one the browser is known to download, so its bytes stayed on the remote machine; see docs/remote.md`,
+        `download of ${begin.url}: its response was not one the browser is known to download, so its bytes stayed on the remote machine; see docs/remote.md`,
       ),
+    );
+  }
+
+  /**
+   * A `blob:` URL's bytes exist only in the page that made it: the page fetches its own URL into
+   * a Blob, which `IO.resolveBlob` + `IO.read` stream out like a response body.
+   */
+  async #fromBlobUrl(begin: DownloadBegin): Promise<string> {
+    const targets = this.#host.targets;
+    const candidates = targets.has(begin.frameId)
+      ? [begin.frameId]
+      : [...targets.values()].filter((t) => t.type === 'page').map((t) => t.targetId);
+    for (const targetId of candidates) {
+      const target = await attachToTarget(this.#host, targetId).catch(() => undefined);
+      if (!target) continue;
+      try {
+        const evaluated = await target.send<{
+          result: { objectId?: string };
+          exceptionDetails?: unknown;
+        }>('Runtime.evaluate', {
+          expression: `fetch(${JSON.stringify(begin.url)}).then((r) => r.blob())`,
+          awaitPromise: true,
+        });
+        const objectId = evaluated.exceptionDetails ? undefined : evaluated.result.objectId;
+        if (!objectId) continue;
+        const { uuid } = await target.send<{ uuid: string }>('IO.resolveBlob', { objectId });
+        return await this.#read(target.send, `blob:${uuid}`, begin.url);
+      } finally {
+        await target.detach();
+      }
+    }
+    throw new DownloadTransferError(
+      `download of a blob: URL (${begin.suggestedFilename}): no page has it any more (revoked before its bytes could be read over CDP); see docs/remote.md`,
     );
   }
 

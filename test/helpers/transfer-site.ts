@@ -41,8 +41,16 @@ const HOME = `<!doctype html><title>Transfers</title>
 <a id="data" download="hello.txt" href="data:text/plain;base64,aGVsbG8gZnJvbSBkYXRh">data URL</a>
 <a id="blob" download="blob.txt">blob URL</a>
 <a id="page" href="/plain.txt">a text page</a>
+<button id="blob-revoked">a blob: URL revoked at once</button>
 <script>
   document.getElementById('blob').href = URL.createObjectURL(new Blob(['made in the page']));
+  document.getElementById('blob-revoked').onclick = () => {
+    const a = document.createElement('a');
+    a.download = 'gone.txt';
+    a.href = URL.createObjectURL(new Blob(['gone']));
+    a.click();
+    URL.revokeObjectURL(a.href);
+  };
 </script>`;
 
 const UPLOAD = `<!doctype html><title>Upload</title>

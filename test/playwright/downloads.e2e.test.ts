@@ -105,12 +105,20 @@ describe('Playwright downloads on a remote browser', () => {
     }
   });
 
-  it('a blob: download reports why its bytes cannot reach the client', async () => {
+  it('a blob: URL made by the page arrives, read from the page over CDP', async () => {
     await withBrowser(async (_browser, page) => {
       const started = await download(page, '#blob');
-      expect(await started.failure()).toMatch(/blob: URL.*remote page/);
-      await expect(started.saveAs(join(dir, 'blob.txt'))).rejects.toThrow(
-        /download\.saveAs: .*blob/,
+      expect(started.suggestedFilename()).toBe('blob.txt');
+      expect(readFileSync(await started.path(), 'utf8')).toBe('made in the page');
+    });
+  });
+
+  it('a blob: URL the page revoked at once reports why its bytes cannot reach the client', async () => {
+    await withBrowser(async (_browser, page) => {
+      const started = await download(page, '#blob-revoked');
+      expect(await started.failure()).toMatch(/blob: URL \(gone\.txt\).*revoked/);
+      await expect(started.saveAs(join(dir, 'gone.txt'))).rejects.toThrow(
+        /download\.saveAs: .*revoked/,
       );
     });
   });
