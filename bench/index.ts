@@ -16,6 +16,7 @@ import { entryCostRows } from './entry-cost.js';
 import { launchRows } from './launch-rows.js';
 import { pollingRows } from './polling.js';
 import { prewarmRows } from './prewarm.js';
+import { remoteDownloadRows } from './remote-download.js';
 import { slotQueueRows } from './slot-queue.js';
 import { type Row, renderTable } from './table.js';
 
@@ -36,6 +37,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P4'], run: () => pollingRows() },
   { ids: ['P5'], run: () => downloadRows() },
   { ids: ['P7'], run: () => prewarmRows((line) => process.stderr.write(`\n  ${line}`)) },
+  { ids: ['P9'], run: () => remoteDownloadRows() },
 ];
 
 const rows: Row[] = [];
