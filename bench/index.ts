@@ -19,6 +19,7 @@ import { prewarmRows } from './prewarm.js';
 import { remoteDownloadRows } from './remote-download.js';
 import { slotQueueRows } from './slot-queue.js';
 import { type Row, renderTable } from './table.js';
+import { tunnelRows } from './tunnel.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,6 +38,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P4'], run: () => pollingRows() },
   { ids: ['P5'], run: () => downloadRows() },
   { ids: ['P7'], run: () => prewarmRows((line) => process.stderr.write(`\n  ${line}`)) },
+  { ids: ['P8', 'P8b'], run: () => tunnelRows() },
   { ids: ['P9'], run: () => remoteDownloadRows() },
 ];
 

@@ -13,14 +13,16 @@ export default defineRemoteConfig(
     reporter: [['list'], ['html', { outputFolder: './playwright-report', open: 'never' }]],
     use: {
       ...devices['Desktop Chrome'],
-      baseURL: `http://127.0.0.1:${port}`,
+      baseURL: `http://localhost:${port}`,
       trace: 'retain-on-failure',
       screenshot: 'only-on-failure',
       remote: { country: 'us' },
     },
+    // The dev server runs on this machine; the remote browser reaches it through exposeNetwork
+    // (default `<loopback>`), so a webServer on localhost works as with a local browser.
     webServer: {
       command: 'node ./site/server.mjs',
-      url: `http://127.0.0.1:${port}/`,
+      url: `http://localhost:${port}/`,
       env: { PORT: String(port) },
       reuseExistingServer: !process.env.CI,
     },
@@ -41,5 +43,6 @@ export default defineRemoteConfig(
       },
     ],
   },
-  { emulator: true },
+  // A remote emulator (its browsers cannot reach this machine), as the real service.
+  { emulator: { isolation: 'remote' } },
 );

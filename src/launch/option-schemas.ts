@@ -14,6 +14,7 @@ import { PROFILE_NAME_MAX_LENGTH } from '../browser-api/schemas/profiles.js';
 import { IdSchema, MinutesSchema, SessionTypeSchema } from '../browser-api/schemas/vocabulary.js';
 import { isAbortSignal, timeoutProblem } from '../http/call-options.js';
 import { lazySchema, zod } from '../http/lazy-schema.js';
+import { exposeNetworkProblem } from '../remote-cdp/host-patterns.js';
 import type { DropInRemoteOptions } from './drop-in-options.js';
 import type { ConnectOptions, ProfileSpec, RemoteSessionOptions } from './options.js';
 
@@ -77,6 +78,13 @@ function build(z: typeof Z) {
       .optional(),
     preflight: z.union([z.boolean(), z.literal('strict')]).optional(),
     keepSession: z.boolean().optional(),
+    exposeNetwork: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = exposeNetworkProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
     recording: z.strictObject({ dir: z.string().min(1), timeout }).optional(),
     waitForSlot: z.boolean().optional(),
     signal,
@@ -190,6 +198,7 @@ function build(z: typeof Z) {
       sessionScope: z.enum(['worker', 'test']).optional(),
       recording: z.enum(['off', 'on', 'retain-on-failure']).optional(),
       preflight: connectShape.preflight,
+      exposeNetwork: connectShape.exposeNetwork,
       launchTimeout: timeout,
       waitForSlot: z.boolean().optional(),
       recordingTimeout: timeout,

@@ -76,6 +76,13 @@ export interface ConnectOptions {
   /** Leave the session running on close() (for reconnect flows). Default: false. */
   keepSession?: boolean;
   /**
+   * Hosts whose requests the remote browser makes through this machine (Playwright's option
+   * syntax: comma-separated host patterns, `*` wildcards, optional `:port`, `<loopback>` for
+   * localhost, 127.0.0.1 and [::1]); `''` turns it off. A page that is not on an exposed host
+   * cannot reach them except by a top-level navigation (docs/remote.md). Default: `'<loopback>'`.
+   */
+  exposeNetwork?: string;
+  /**
    * Download the session's recordings into `dir` after close() (in the background; await them
    * with `recordingOf(browser)`). Default: no download.
    */

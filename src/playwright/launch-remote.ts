@@ -18,6 +18,8 @@ import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
+import { cdpChannel } from '../remote-cdp/cdp-channel.js';
+import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { loadChromium } from './load.js';
@@ -94,6 +96,16 @@ async function connect(
       (late) => late.close(),
     );
   } catch (error) {
+    throw await opened.abandon(error);
+  }
+  try {
+    await startRemoteFeatures(
+      browser,
+      async () => cdpChannel(await browser.newBrowserCDPSession()),
+      options,
+    );
+  } catch (error) {
+    await browser.close().catch(() => {});
     throw await opened.abandon(error);
   }
   opened.connected();

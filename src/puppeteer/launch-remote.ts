@@ -25,6 +25,8 @@ import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
+import { cdpChannel } from '../remote-cdp/cdp-channel.js';
+import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { loadPuppeteer } from './load.js';
 import { startTransfers } from './transfers.js';
 
@@ -124,6 +126,16 @@ async function connect(
     );
   } catch (error) {
     // Puppeteer rejects with a `ws` ErrorEvent that prints the URL: abandon() builds a clean Error.
+    throw await opened.abandon(error);
+  }
+  try {
+    await startRemoteFeatures(
+      browser,
+      async () => cdpChannel(await browser.target().createCDPSession()),
+      options,
+    );
+  } catch (error) {
+    await browser.disconnect().catch(() => {});
     throw await opened.abandon(error);
   }
   opened.connected();

@@ -41,8 +41,17 @@ describe('launchRemote options', () => {
       timeout: 0,
       slowMo: 5,
       extraContexts: 'allow',
+      exposeNetwork: '<loopback>,*.dev.test:8080',
     };
     expect(launch(options)).toMatchObject({ country: 'us', profile: { name: 'shop' } });
+  });
+
+  it('rejects an invalid exposeNetwork naming the option, the entry and the rule', () => {
+    const error = rejection(() => launch({ exposeNetwork: 'localhost,http://dev.test' }));
+    expect(error.issues.map((i) => i.path)).toEqual(['exposeNetwork']);
+    expect(error.message).toContain('exposeNetwork');
+    expect(error.message).toContain('entry 2 "http://dev.test" is not a host pattern');
+    expect(error.message).toContain('comma-separated hosts with optional * wildcards and :port');
   });
 
   it('names an unknown key and says where local options go', () => {

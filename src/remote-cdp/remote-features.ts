@@ -1,0 +1,33 @@
+/**
+ * The one call each adapter makes after connecting: starts the remote-CDP features the
+ * options ask for on the browser's RemoteCdp and ends them when the browser disconnects.
+ * A feature that is off opens nothing: with `exposeNetwork: ''` no CDP session is opened.
+ */
+import type { CdpChannel } from './cdp-channel.js';
+import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
+import { startNetworkTunnel } from './network-tunnel.js';
+import { remoteCdpFor } from './remote-cdp.js';
+
+export interface RemoteFeatureOptions {
+  /** See `ConnectOptions.exposeNetwork`. Default: `'<loopback>'`. */
+  exposeNetwork?: string;
+}
+
+/** The native browser as far as this needs it (Playwright's and Puppeteer's both fit). */
+export interface DisconnectingBrowser {
+  once(event: 'disconnected', listener: () => void): unknown;
+}
+
+export async function startRemoteFeatures(
+  browser: DisconnectingBrowser,
+  open: () => Promise<CdpChannel>,
+  options: RemoteFeatureOptions,
+): Promise<void> {
+  const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
+  if (parseExposeNetwork(exposeNetwork).empty) return;
+  const cdp = await remoteCdpFor(browser, open);
+  const stops = [await startNetworkTunnel(cdp, exposeNetwork)];
+  browser.once('disconnected', () => {
+    void Promise.all(stops.map((stop) => stop())).finally(() => cdp.close());
+  });
+}
