@@ -42,7 +42,10 @@ const debug = createDebug('remote-cdp:downloads');
 const CHUNK_BYTES = 1024 * 1024;
 
 /** What the download bridge needs of the browser-level session (a RemoteCdp). */
-export type DownloadsHost = Pick<RemoteCdp, 'send' | 'on' | 'intercept' | 'targets'>;
+export type DownloadsHost = Pick<
+  RemoteCdp,
+  'send' | 'on' | 'intercept' | 'targets' | 'clientResponseSink'
+>;
 
 /** `Browser.downloadWillBegin`. */
 export interface DownloadBegin {
@@ -134,6 +137,8 @@ export class RemoteDownloads {
       eventsEnabled: true,
     });
     if (policy === 'deny' || policy === 'default') return;
+    this.#host.clientResponseSink = (event, status, headers, body) =>
+      this.#served(event, status, headers, body);
     this.#uninterceptor = await this.#host.intercept({
       patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }],
       onPaused: (event) => this.#paused(event),
@@ -177,6 +182,7 @@ export class RemoteDownloads {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       for (const stop of this.#stop.splice(0)) stop();
+      this.#host.clientResponseSink = undefined;
       for (const waiters of this.#waiters.values())
         for (const w of waiters)
           w.reject(new DownloadTransferError('the browser disconnected before the download began'));
@@ -215,9 +221,7 @@ export class RemoteDownloads {
     }
     const staged = this.#read((m, p) => this.#host.send(m, p), stream, event.request.url);
     staged.catch(() => {});
-    const queue = this.#captured.get(event.request.url) ?? [];
-    queue.push(staged);
-    this.#captured.set(event.request.url, queue);
+    this.#queue(event.request.url, staged);
     // Whatever arrived, the browser gets its response: a failed read fails the download on the
     // client side (failure()), as a network error would on a local browser.
     await staged.catch(() => {});
@@ -229,6 +233,46 @@ export class RemoteDownloads {
       body: '',
     });
     return true;
+  }
+
+  /**
+   * A response the client served itself (an exposed host): when it is a download, its body is
+   * already here, so it goes straight to a staged file and the browser gets it emptied.
+   */
+  async #served(
+    event: PausedRequest,
+    status: number,
+    headers: { name: string; value: string }[],
+    body: AsyncIterable<Buffer>,
+  ): Promise<boolean> {
+    const response = { ...event, responseStatusCode: status, responseHeaders: headers };
+    if (!isDownloadResponse(response)) return false;
+    const path = join(this.#staging, `${randomUUID()}.part`);
+    const staged = pipeline(Readable.from(body), createWriteStream(path)).then(
+      () => path,
+      (error: unknown) => {
+        throw new DownloadTransferError(
+          `download of ${event.request.url} failed while its bytes came from the client's network: ${(error as Error).message}`,
+          { cause: error },
+        );
+      },
+    );
+    staged.catch(() => {});
+    this.#queue(event.request.url, staged);
+    await staged.catch(() => {});
+    await this.#host.send('Fetch.fulfillRequest', {
+      requestId: event.requestId,
+      responseCode: status,
+      responseHeaders: emptiedHeaders(headers),
+      body: '',
+    });
+    return true;
+  }
+
+  #queue(url: string, staged: Promise<string>): void {
+    const queue = this.#captured.get(url) ?? [];
+    queue.push(staged);
+    this.#captured.set(url, queue);
   }
 
   /** Reads a stream of the browser (`IO.read`) into a staged file; resolves with its path. */

@@ -71,6 +71,17 @@ describe('Playwright downloads on a remote browser', () => {
     });
   });
 
+  it('a download from a dev server on the client’s loopback (exposeNetwork) arrives, fetched once', async () => {
+    await withBrowser(async (_browser, page) => {
+      await page.goto(site.url('/'));
+      const before = site.fileRequests();
+      const started = await download(page, '#attachment');
+      await started.saveAs(join(dir, 'exposed.bin'));
+      expect(sha256(readFileSync(join(dir, 'exposed.bin')))).toBe(site.fileSha);
+      expect(site.fileRequests() - before).toBe(1);
+    });
+  });
+
   it('createReadStream() streams the same bytes', async () => {
     await withBrowser(async (_browser, page) => {
       const started = await download(page, '#attachment');
