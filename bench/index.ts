@@ -17,6 +17,7 @@ import { isolationRows } from './isolation.js';
 import { launchRows } from './launch-rows.js';
 import { pollingRows } from './polling.js';
 import { prewarmRows } from './prewarm.js';
+import { remoteDownloadRows } from './remote-download.js';
 import { slotQueueRows } from './slot-queue.js';
 import { type Row, renderTable } from './table.js';
 import { tunnelRows } from './tunnel.js';
@@ -39,6 +40,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P5'], run: () => downloadRows() },
   { ids: ['P7'], run: () => prewarmRows((line) => process.stderr.write(`\n  ${line}`)) },
   { ids: ['P8', 'P8b'], run: () => tunnelRows() },
+  { ids: ['P9'], run: () => remoteDownloadRows() },
   { ids: ['P10'], run: () => isolationRows(pairs) },
 ];
 

@@ -101,6 +101,7 @@ function build(z: typeof Z) {
       .optional(),
     slowMo: ms.optional(),
     extraContexts: z.enum(['warn', 'error', 'allow']).optional(),
+    downloadsPath: z.string().min(1, 'must be a folder path').optional(),
   };
 
   const viewport = z.strictObject({
@@ -119,6 +120,20 @@ function build(z: typeof Z) {
     slowMo: ms.optional(),
     targetFilter: z.function().optional(),
     acceptInsecureCerts: z.boolean().optional(),
+    downloadBehavior: z
+      .strictObject({
+        policy: z.enum(['deny', 'allow', 'allowAndName', 'default']),
+        downloadPath: z.string().min(1, 'must be a folder path').optional(),
+      })
+      .refine(
+        (b) => b.downloadPath !== undefined || !['allow', 'allowAndName'].includes(b.policy),
+        {
+          path: ['downloadPath'],
+          message:
+            "is required with policy 'allow' or 'allowAndName' (the client folder the downloads land in)",
+        },
+      )
+      .optional(),
   };
 
   const dropInShape = {
@@ -169,6 +184,7 @@ function build(z: typeof Z) {
     timeout,
     slowMo: ms.optional(),
     args: z.array(z.string()).optional(),
+    downloadsPath: z.string().min(1, 'must be a folder path').optional(),
   });
 
   /**

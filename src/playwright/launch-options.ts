@@ -3,6 +3,7 @@
  * remote session and what is ignored (with the reason). Mapped:
  * - `headless` → the service's `headless` (unless `remote.remoteHeadless` is set);
  * - `timeout` → the launch timeout (create, slot wait and connect); `slowMo` → `connectOverCDP`;
+ * - `downloadsPath` → the remote browser's downloads land there too (remote-cdp/downloads.ts);
  * - `args`: `--window-size=W,H` → the viewport, `--lang` → locale emulation, `--user-agent` →
  *   user-agent emulation, on the session's default context;
  * - a persistent context's context options → applied to the session's existing context
@@ -13,7 +14,7 @@
  * `channel` (a local-only choice: the session is the service's Chromium), `chromiumSandbox`,
  * `env`, `ignoreDefaultArgs`, `firefoxUserPrefs`, `devtools`, other `args` switches (the service
  * runs its own Chromium); `proxy` and `--proxy-server` (the session's own proxy is used);
- * `handleSIGINT`/`SIGTERM`/`SIGHUP` (no local process); `downloadsPath`, `tracesDir`,
+ * `handleSIGINT`/`SIGTERM`/`SIGHUP` (no local process); `tracesDir`,
  * `artifactsDir` (the remote browser keeps its own files); `logger`; unknown keys.
  */
 import type { BrowserContextOptions } from 'playwright-core';
@@ -41,12 +42,11 @@ const IGNORED: Record<string, string> = {
   handleSIGINT: WHY.noProcess,
   handleSIGTERM: WHY.noProcess,
   handleSIGHUP: WHY.noProcess,
-  downloadsPath: WHY.localFiles,
   tracesDir: WHY.localFiles,
   artifactsDir: WHY.localFiles,
   logger: 'the remote connection logs through DEBUG=remote-browser:*',
 };
-const MAPPED = new Set(['remote', 'headless', 'timeout', 'slowMo', 'args']);
+const MAPPED = new Set(['remote', 'headless', 'timeout', 'slowMo', 'args', 'downloadsPath']);
 
 export interface SortedLaunch {
   remote: PlaywrightRemoteOptions;
@@ -78,7 +78,7 @@ export function sortLaunchOptions(
   } else {
     parseEntry(what, LAUNCH_SCHEMAS.chromiumLaunch, options);
   }
-  const { remote: rawRemote, headless, timeout, slowMo, args } = options;
+  const { remote: rawRemote, headless, timeout, slowMo, args, downloadsPath } = options;
   const {
     strict,
     userDataDir: dirMapping,
@@ -119,6 +119,9 @@ export function sortLaunchOptions(
         ? { timeout: timeout as number }
         : {}),
       ...(slowMo !== undefined && remote.slowMo === undefined ? { slowMo: slowMo as number } : {}),
+      ...(typeof downloadsPath === 'string' && remote.downloadsPath === undefined
+        ? { downloadsPath }
+        : {}),
     },
     dropIn,
     context: context as BrowserContextOptions,

@@ -6,6 +6,7 @@
  */
 import type { Browser, BrowserType } from 'playwright-core';
 import { createDebug } from '../http/debug.js';
+import { RemoteBrowserError } from '../http/errors.js';
 import { register } from '../launch/browser-registry.js';
 import {
   adoptSession,
@@ -19,6 +20,7 @@ import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
+import { startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { loadChromium } from './load.js';
 
@@ -32,6 +34,12 @@ export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraConte
   browserType?: BrowserType;
   /** Passed to `connectOverCDP`: slows every operation by this many ms. Default: 0. */
   slowMo?: number;
+  /**
+   * A client folder where every download of the remote browser also lands, named by its guid
+   * (as `downloadsPath` of a local launch). Default: none; `Download.saveAs()`/`path()` work
+   * either way (docs/remote.md).
+   */
+  downloadsPath?: string;
 }
 
 /** Where an unknown key of launchRemote() most likely came from. */
@@ -83,6 +91,7 @@ async function connect(
         browserType.connectOverCDP(opened.cdpUrl(), {
           timeout,
           ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
+          ...(options.downloadsPath !== undefined ? { artifactsDir: options.downloadsPath } : {}),
         }),
       (late) => late.close(),
     );
@@ -102,6 +111,15 @@ async function connect(
   opened.connected();
   attach(browser, opened);
   guardExtraContexts(browser, options.extraContexts);
+  await startDownloads(browser, options.downloadsPath).catch(async (error: unknown) => {
+    await browser.close().catch(() => {});
+    throw new RemoteBrowserError(
+      `${what}: downloads could not be bridged: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  });
   return browser;
 }
 

@@ -6,6 +6,7 @@
  * - `timeout` → the launch timeout; `signal` → the launch's abort signal;
  * - `defaultViewport`, `protocolTimeout`, `slowMo`, `targetFilter`, `acceptInsecureCerts` →
  *   `puppeteer.connect` (`defaultViewport` defaults to `null`: the session window's size);
+ * - `downloadBehavior` → the remote browser's downloads land in its client `downloadPath`;
  * - `args`: `--window-size=W,H` → `defaultViewport` when none is given, `--lang` → locale
  *   emulation and `--user-agent` → user-agent emulation on every page;
  * - `userDataDir` → a saved profile (a bare name always; a path when `remote.userDataDir` is
@@ -15,7 +16,7 @@
  * `channel` (local-only), `ignoreDefaultArgs`, `enableExtensions`, `pipe`, `dumpio`, `env`,
  * `devtools`, `debuggingPort`, `extraPrefsFirefox`, other `args` switches (the service runs its
  * own Chromium); `--proxy-server` (the session's own proxy is used); `handleSIG*` (no local
- * process); `waitForInitialPage`, `networkEnabled`, `issuesEnabled`, `downloadBehavior`,
+ * process); `waitForInitialPage`, `networkEnabled`, `issuesEnabled`,
  * `handleDevToolsAsPage`, `protocol` (not forwarded to the remote connection); unknown keys.
  */
 import type { Browser, LaunchOptions, Page, PuppeteerNode } from 'puppeteer-core';
@@ -50,7 +51,6 @@ const IGNORED: Record<string, string> = {
   waitForInitialPage: 'the remote session already has its page',
   networkEnabled: 'not forwarded to the remote connection',
   issuesEnabled: 'not forwarded to the remote connection',
-  downloadBehavior: 'not forwarded to the remote connection',
   handleDevToolsAsPage: 'not forwarded to the remote connection',
   protocol: 'remote sessions speak CDP',
 };
@@ -60,6 +60,7 @@ const PASSED = [
   'slowMo',
   'targetFilter',
   'acceptInsecureCerts',
+  'downloadBehavior',
 ] as const;
 const MAPPED = new Set([...PASSED, 'remote', 'headless', 'timeout', 'signal', 'args', 'browser']);
 

@@ -5,8 +5,15 @@
  * through one) to disconnect and DELETE the session exactly once. `disconnect()` detaches and
  * keeps the session, for reconnect flows. `browser.wsEndpoint()` returns the cdp_url: a secret.
  */
-import type { Browser, ConnectOptions, PuppeteerNode, Viewport } from 'puppeteer-core';
+import type {
+  Browser,
+  ConnectOptions,
+  DownloadBehavior,
+  PuppeteerNode,
+  Viewport,
+} from 'puppeteer-core';
 import { createDebug } from '../http/debug.js';
+import { RemoteBrowserError } from '../http/errors.js';
 import { register } from '../launch/browser-registry.js';
 import {
   adoptSession,
@@ -21,6 +28,7 @@ import { settleBoth } from '../launch/settle-both.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { loadPuppeteer } from './load.js';
+import { startTransfers } from './transfers.js';
 
 const debug = createDebug('puppeteer');
 
@@ -38,6 +46,13 @@ export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
   targetFilter?: ConnectOptions['targetFilter'];
   /** Passed to `puppeteer.connect`. */
   acceptInsecureCerts?: boolean;
+  /**
+   * Puppeteer's `downloadBehavior`, brought to the client: with `policy` `'allow'` or
+   * `'allowAndName'`, every download of the remote browser lands in `downloadPath` on the client
+   * (by its suggested name, or by its guid), its bytes streamed over CDP; `'deny'` refuses
+   * downloads. Default: none (the remote browser's own behavior; nothing reaches the client).
+   */
+  downloadBehavior?: DownloadBehavior;
 }
 
 /**
@@ -124,7 +139,15 @@ async function connect(
     throw await opened.abandon(error);
   }
   opened.connected();
-  return attach(browser, opened);
+  const attached = attach(browser, opened);
+  await startTransfers(browser, options.downloadBehavior).catch(async (error: unknown) => {
+    await attached.close().catch(() => {});
+    throw new RemoteBrowserError(
+      `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
+      { cause: error },
+    );
+  });
+  return attached;
 }
 
 function attach(browser: Browser, opened: OpenedSession): RemoteBrowser {

@@ -124,6 +124,9 @@ async function serve(
     await explain(cdp, requestId, 'Server-Sent Events (text/event-stream) never end');
     return true;
   }
+  // A download is kept on the client by the download bridge (downloads.ts), streamed, unlimited.
+  const sink = cdp.clientResponseSink;
+  if (sink && (await sink(event, response.statusCode, headers, response.body))) return true;
   const chunks: Buffer[] = [];
   let size = 0;
   try {

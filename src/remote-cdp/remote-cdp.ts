@@ -88,6 +88,20 @@ export class RemoteCdp {
   #closed: Promise<void> | undefined;
   readonly #unsubscribe: (() => void)[] = [];
 
+  /**
+   * Set by the download bridge: offered each response the client serves itself (the tunnel),
+   * before its body is read; resolves `true` once it answered the request (a download, whose
+   * body it keeps on the client), `false` to leave the response to the caller.
+   */
+  clientResponseSink:
+    | ((
+        event: PausedRequest,
+        status: number,
+        headers: { name: string; value: string }[],
+        body: AsyncIterable<Buffer>,
+      ) => Promise<boolean>)
+    | undefined;
+
   private constructor(channel: CdpChannel) {
     this.#channel = channel;
   }

@@ -102,7 +102,9 @@ describe('RemoteCdp', () => {
       opens++;
       return cdpChannel(await browser.newBrowserCDPSession());
     };
-    const [a, b] = await Promise.all([remoteCdpFor(browser, open), remoteCdpFor(browser, open)]);
+    // The browser's own instance exists already (downloads open it at launch): a fresh owner.
+    const owner = {};
+    const [a, b] = await Promise.all([remoteCdpFor(owner, open), remoteCdpFor(owner, open)]);
     expect(a).toBe(b);
     expect(opens).toBe(1);
     await a.close();

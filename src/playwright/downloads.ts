@@ -1,0 +1,107 @@
+/**
+ * Playwright's `Download` on a remote browser. Playwright hears "completed" from the browser and
+ * then copies the file from its artifacts folder on the client (`saveAs`, `path`,
+ * `createReadStream`), where no file is, since the browser saved it on its own machine. The
+ * download bridge (remote-cdp/downloads.ts) brings the bytes over CDP; this file makes each
+ * `Download` wait for them: its methods are patched on the instance (as `close()` is on the
+ * browser, never a Proxy) to first put the bytes at the path Playwright reads, then call
+ * Playwright's own method.
+ */
+import { basename, join } from 'node:path';
+import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
+import { cdpChannel } from '../remote-cdp/cdp-channel.js';
+import { RemoteDownloads } from '../remote-cdp/downloads.js';
+import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
+
+/**
+ * Brings the downloads of a freshly connected remote browser to the client. `downloadsPath`
+ * (the drop-in's option of that name): every download's file also lands there, named by its
+ * guid as with a local browser; the connect passed it to Playwright as `artifactsDir`.
+ */
+export async function startDownloads(browser: Browser, downloadsPath?: string): Promise<void> {
+  const cdp = await remoteCdpFor(browser, async () =>
+    cdpChannel(await browser.newBrowserCDPSession()),
+  );
+  const downloads = await RemoteDownloads.start(cdp, {
+    policy: 'allowAndName',
+    ...(downloadsPath !== undefined
+      ? { placement: async ({ guid }) => join(downloadsPath, guid) }
+      : {}),
+  });
+  browser.once('disconnected', () => void downloads.close());
+  bridgeDownloads(browser, downloads);
+}
+
+/** Makes every Download of `browser`'s pages, present and future, wait for its bytes. */
+function bridgeDownloads(browser: Browser, downloads: RemoteDownloads): void {
+  const contexts = new WeakSet<BrowserContext>();
+  const follow = (context: BrowserContext) => {
+    if (contexts.has(context)) return;
+    contexts.add(context);
+    for (const page of context.pages()) followPage(page, downloads);
+    context.on('page', (page) => followPage(page, downloads));
+  };
+  for (const context of browser.contexts()) follow(context);
+  const { newContext } = browser;
+  // An own property shadows the prototype's (and any guard installed before); Playwright's
+  // newPage() calls this.newContext(), so pages of browser.newPage() are followed too.
+  browser.newContext = async function newContextWithDownloads(this: Browser, ...args) {
+    const context = await newContext.apply(browser, args);
+    follow(context);
+    return context;
+  };
+}
+
+function followPage(page: Page, downloads: RemoteDownloads): void {
+  page.on('download', (download) => bridge(download, downloads));
+}
+
+function bridge(download: Download, downloads: RemoteDownloads): void {
+  const { path, saveAs, createReadStream, failure } = download;
+  const call = <F extends (...args: never[]) => unknown>(f: F, ...args: Parameters<F>) =>
+    f.apply(download, args) as ReturnType<F>;
+  // Playwright's own path() resolves once the browser completed, with the path it reads on the
+  // client: the folder is Playwright's, the file name the browser's guid.
+  const local = async (): Promise<{ file?: string; error?: string }> => {
+    let file: string;
+    try {
+      file = (await call(path)) as string;
+    } catch {
+      // Failed or canceled in the browser: Playwright's own methods say so.
+      return {};
+    }
+    try {
+      await downloads.deliver(basename(file), file);
+      return { file };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+  let arrived: ReturnType<typeof local> | undefined;
+  const arrive = () => {
+    arrived ??= local();
+    return arrived;
+  };
+  const fail = (method: string, error: string) => new Error(`download.${method}: ${error}`);
+
+  download.path = async () => {
+    const { error } = await arrive();
+    if (error) throw fail('path', error);
+    return call(path);
+  };
+  download.saveAs = async (to: string) => {
+    const { error } = await arrive();
+    if (error) throw fail('saveAs', error);
+    return call(saveAs, to);
+  };
+  download.createReadStream = async () => {
+    const { error } = await arrive();
+    if (error) throw fail('createReadStream', error);
+    return call(createReadStream);
+  };
+  download.failure = async () => {
+    const own = await call(failure);
+    if (own !== null) return own;
+    return (await arrive()).error ?? null;
+  };
+}
