@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import type { BrowserService } from './browser-service/service.js';
 import type { EmulatorClock } from './clock.js';
 import { type FaultRegistry, faultSpecSchema } from './faults.js';
 import { badRequest, notFound } from './http-error.js';
@@ -24,6 +25,8 @@ export interface AdminDeps {
     accountId: string,
     sizeBytes: number,
   ): Promise<{ sessionId: string; recordingId: string }>;
+  /** Cuts clients' websockets, sessions kept; and the flaky mode (`connection-cuts.ts`). */
+  connections: Pick<BrowserService, 'cutConnections' | 'flaky'>;
 }
 
 export const ADMIN_PREFIX = '/_emulator';
@@ -42,6 +45,9 @@ const accountSchema = z.object({
   balance: z.number().min(0).optional(),
   limits: limitsSchema.optional(),
 });
+
+const cutSchema = z.object({ sessionId: z.string().min(1).optional() });
+const flakySchema = z.object({ meanIntervalMs: z.number().positive().finite().nullable() });
 
 const clockSchema = z.object({ advanceMs: z.number().min(0) });
 
@@ -89,6 +95,8 @@ export function emulatorState(ctx: AdminDeps) {
     profiles: store.profiles.size,
     accounts: store.accounts.size,
     pendingFaults: ctx.faults.list().length,
+    connectionCuts: ctx.connections.flaky.cuts,
+    flakyMeanIntervalMs: ctx.connections.flaky.meanIntervalMs ?? null,
     recordingsAvailable: runtime.recordingsAvailable,
     ...(runtime.recordingsOffReason ? { recordingsOffReason: runtime.recordingsOffReason } : {}),
     version: VERSION,
@@ -149,6 +157,19 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
         const input = parse(syntheticRecordingSchema, body);
         const accountId = input.accountId ?? ctx.defaultAccountId;
         return { body: await ctx.addSyntheticRecording(accountId, input.sizeBytes) };
+      });
+
+      // Cuts the clients' websockets of one session (or of all); the sessions keep running.
+      r.add('POST', '/cut', async ({ body }) => {
+        const { sessionId } = parse(cutSchema, body);
+        const cut = await ctx.connections.cutConnections(sessionId);
+        if (!cut) throw notFound('Running session');
+        return { body: cut };
+      });
+      r.add('POST', '/flaky', ({ body }) => {
+        const { meanIntervalMs } = parse(flakySchema, body);
+        ctx.connections.flaky.set(meanIntervalMs ?? undefined);
+        return { body: { meanIntervalMs } };
       });
 
       r.add('GET', '/state', () => ({ body: emulatorState(ctx) }));

@@ -159,6 +159,7 @@ function adminFor(
       runtime: parts.runtime,
       defaultAccountId,
       addSyntheticRecording: browser.addSyntheticRecording,
+      connections: browser,
     },
     reset,
   );
@@ -189,6 +190,7 @@ function closeOnce(
   listening: Listening,
 ): () => Promise<void> {
   return once(async () => {
+    browser.flaky.set(undefined);
     await browser.endAll('emulator_closed');
     await account.idle();
     await parts.runtime.shutdown();

@@ -128,6 +128,7 @@ async function debuggerEndpoint(ctx: BrowserServiceContext, sessionId: string) {
     });
     return {
       address: front.address,
+      cutClients: endpoint.cutClients,
       close: async () => {
         await front.close();
         await endpoint.close();

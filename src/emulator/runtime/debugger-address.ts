@@ -14,7 +14,7 @@ import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
 export async function openDebuggerAddress(
   sessionId: string,
   sessions: SessionDirectory,
-): Promise<{ address: string; close(): Promise<void> }> {
+): Promise<{ address: string; close(): Promise<void>; cutClients(): number }> {
   const sockets = new Set<Duplex>();
   const server = createServer((req, res) => {
     const entry = running(sessions, sessionId);
@@ -59,6 +59,11 @@ export async function openDebuggerAddress(
   let closing: Promise<void> | undefined;
   return {
     address,
+    cutClients: () => {
+      const count = sockets.size;
+      for (const socket of sockets) socket.destroy();
+      return count;
+    },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
