@@ -3,7 +3,10 @@
  * what to do. The spec has no reason field, so a service-side end is inferred from what
  * `GET /sessions/{id}` does say (`created_at`, `ended_at`) against the session's limits (the
  * launch's `idleTimeoutMinutes`/`maxDurationMinutes`, else the spec's defaults of 10 and 30
- * minutes) and the last CDP activity this process saw:
+ * minutes) and the last CDP activity this process saw, put on the service's clock (for a
+ * launched session: `created_at` plus the time from the create's answer to that activity, so a
+ * skewed client clock does not matter; for one attached with `connectRemote()`, whose creation
+ * this process did not see: the client's own clock):
  *
  * - lived its maximum duration (to within 5 s) → maximum lifetime;
  * - ended at least its idle limit (less 5 s) after the last activity seen → idle timeout;
@@ -63,6 +66,7 @@ const minutes = (value: number | undefined, fallback: number) =>
 export function inferEndReason(
   session: { created_at: string; ended_at: string | null },
   limits: SessionLimits,
+  /** The last activity seen, in epoch ms on the service's clock (see the module comment). */
   lastActivityMs: number,
 ): 'idle_timeout' | 'max_duration' | 'deleted_elsewhere' {
   const created = Date.parse(session.created_at);

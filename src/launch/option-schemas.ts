@@ -77,6 +77,7 @@ function build(z: typeof Z) {
       .optional(),
     preflight: z.union([z.boolean(), z.literal('strict')]).optional(),
     keepSession: z.boolean().optional(),
+    reconnectWindowMs: ms.optional(),
     recording: z.strictObject({ dir: z.string().min(1), timeout }).optional(),
     waitForSlot: z.boolean().optional(),
     signal,

@@ -49,6 +49,16 @@ export class SessionLease implements Lease {
     this.#forget();
   }
 
+  /**
+   * Gives the session up to another lease of this process (a re-attach after a drop): no longer
+   * this lease's to delete, but still running and covered by the one that took it.
+   */
+  handOff(): void {
+    if (this.#release) return;
+    this.#kept = true;
+    this.#forget();
+  }
+
   /** Runs `fn` once the session has been deleted. */
   onReleased(fn: () => void): void {
     this.#onReleased.push(fn);

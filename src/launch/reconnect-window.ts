@@ -1,0 +1,105 @@
+/**
+ * A drop is not a close. When the connection of a session this process holds drops without
+ * close(), the service is asked what happened (`GET /sessions/{id}`):
+ *
+ * - still running → the session is kept for the reconnect window, in which `connectRemote(id)`
+ *   takes it over (`takeKept`); its lease stays active meanwhile, so the exit hooks, the
+ *   watchdog and the ledger keep covering it, and the window's end deletes it;
+ * - ended → nothing to keep; the reason is inferred (end-reason.ts) and said;
+ * - 404 → past retention; an unanswered lookup → ended as before (fail closed).
+ *
+ * The kept sessions are process-wide, by id: `connectRemote(id)` may use another client than
+ * the launch did. The window's timer is unref'd: a process with nothing else to do exits, and
+ * its exit hooks (or the watchdog) end the kept session like any other.
+ */
+import type { BrowserApi } from '../browser-api/index.js';
+import { createDebug } from '../http/debug.js';
+import { isNotFoundError } from '../http/errors.js';
+import { describeEnd, inferEndReason, type SessionEnd, type SessionLimits } from './end-reason.js';
+
+const debug = createDebug('launch');
+
+/** Default of the `reconnectWindowMs` option. */
+export const DEFAULT_RECONNECT_WINDOW_MS = 60_000;
+
+/** What one dropped session needs from its launch. */
+export interface Dropped {
+  api: BrowserApi;
+  id: string;
+  windowMs: number;
+  limits: SessionLimits;
+  /**
+   * The last CDP activity this process saw: ms after the lease was made (`sinceLeaseMs`), and
+   * whether this process launched the session (then the lease began at its `created_at`).
+   */
+  activity: { sinceLeaseMs: number; launched: boolean; atMs: number };
+  /** False once close() or a keep has started: then the drop was expected. */
+  stillDropped(): boolean;
+  /** Says why (warning, `sessionOf(browser).endReason`). */
+  report(end: SessionEnd): void;
+  /** Ends the session: the lease's DELETE (a no-op for an ended one), recordings, the client. */
+  end(): Promise<void>;
+  /** Gives the session up to the re-attaching launch: the lease is forgotten, not deleted. */
+  handOff(): void;
+}
+
+interface Kept {
+  dropped: Dropped;
+  timer: NodeJS.Timeout;
+}
+
+const kept = new Map<string, Kept>();
+
+/** Decides what a drop means for the session, as the module comment says. Never throws. */
+export async function handleDrop(dropped: Dropped): Promise<void> {
+  const { api, id, windowMs } = dropped;
+  if (windowMs <= 0) return endQuietly(dropped);
+  let session: Awaited<ReturnType<BrowserApi['sessions']['retrieve']>>;
+  try {
+    session = await api.sessions.retrieve(id, { timeout: 15_000 });
+  } catch (error) {
+    if (!dropped.stillDropped()) return;
+    if (isNotFoundError(error)) dropped.report(describeEnd(id, 'gone'));
+    else
+      debug(`session ${id}: asking the service after a drop failed: ${(error as Error).message}`);
+    return endQuietly(dropped);
+  }
+  if (!dropped.stillDropped()) return;
+  if (session.status !== 'running') {
+    const { sinceLeaseMs, launched, atMs } = dropped.activity;
+    const lastActivity = launched ? Date.parse(session.created_at) + sinceLeaseMs : atMs;
+    const reason = inferEndReason(session, dropped.limits, lastActivity);
+    dropped.report(describeEnd(id, reason, { limits: dropped.limits }));
+    return endQuietly(dropped);
+  }
+  dropped.report(describeEnd(id, 'connection_lost', { windowMs }));
+  const timer = setTimeout(() => {
+    if (kept.get(id)?.timer !== timer) return;
+    kept.delete(id);
+    dropped.report(describeEnd(id, 'window_passed', { windowMs }));
+    void endQuietly(dropped);
+  }, windowMs);
+  timer.unref();
+  kept.get(id)?.dropped.handOff();
+  kept.set(id, { dropped, timer });
+}
+
+/**
+ * The kept session `id`, taken out of its window for a re-attach; undefined when none is kept.
+ * The caller hands it off once its own lease covers the session, or ends it if it cannot.
+ */
+export function takeKept(id: string): Pick<Dropped, 'handOff' | 'end' | 'report'> | undefined {
+  const entry = kept.get(id);
+  if (!entry) return undefined;
+  kept.delete(id);
+  clearTimeout(entry.timer);
+  return entry.dropped;
+}
+
+async function endQuietly(dropped: Dropped): Promise<void> {
+  await dropped
+    .end()
+    .catch((error: unknown) =>
+      debug(`deleting session ${dropped.id} after a drop failed: ${(error as Error).message}`),
+    );
+}
