@@ -9,33 +9,17 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 
 const GROUPS = {
   webhook: ['src/account-api/webhook-signature.ts'],
-  lease: [
-    'src/launch/session-lease.ts',
-    'src/launch/creates-in-flight.ts',
-    'src/launch/exit-cleanup.ts',
-    'src/launch/launch-registry.ts',
-  ],
+  lease: ['src/launch/session-lease.ts', 'src/launch/tracker.ts'],
   retry: ['src/http/retry-policy.ts', 'src/http/retry-after.ts', 'src/http/redact.ts'],
   lifecycle: [
     'src/emulator/browser-service/session-lifecycle.ts',
     'src/emulator/browser-service/sessions.ts',
   ],
-  pool: [
-    'src/launch/session-pool.ts',
-    'src/launch/slot-wait.ts',
-    'src/launch/slot-queue.ts',
-    'src/launch/create-session.ts',
-  ],
+  pool: ['src/launch/session-pool.ts', 'src/launch/slots.ts', 'src/launch/create-session.ts'],
   transport: ['src/http/transport.ts', 'src/http/call-options.ts', 'src/http/error-mapping.ts'],
   download: ['src/http/file-get.ts'],
   limiter: ['src/http/rate-limiter.ts', 'src/http/rate-limit-wait.ts', 'src/http/polling.ts'],
-  ledger: [
-    'src/launch/ledger.ts',
-    'src/launch/reap.ts',
-    'src/launch/lost-create.ts',
-    'src/launch/orphan-match.ts',
-    'src/launch/abandoned-create.ts',
-  ],
+  ledger: ['src/launch/ledger.ts', 'src/launch/reap.ts'],
   'http-config': [
     'src/http/config.ts',
     'src/http/client-options.ts',
@@ -71,7 +55,6 @@ const GROUPS = {
   exit: [
     'src/launch/exit-hooks.ts',
     'src/launch/watchdog.ts',
-    'src/launch/watchdog-feed.ts',
     'src/launch/watchdog-mirror.ts',
     'src/launch/watchdog-child.ts',
   ],

@@ -1,21 +1,18 @@
 /**
  * Creating a session without leaking one. Each outcome of `POST /sessions` has one home:
  * - a 429 (the account's concurrent-session limit) waits for a slot, then tries again
- *   (slot-wait.ts): the service did not create anything;
+ *   (slots.ts): the service did not create anything;
  * - the launch's timeout or abort hands the create off instead of cutting it off mid-flight
- *   (abandoned-create.ts);
- * - a create whose response was lost is reconciled, never repeated (lost-create.ts).
+ *   (the tracker's `abandoned`);
+ * - a create whose response was lost is reconciled, never repeated (the tracker's `lost`).
+ * Every transition of the create is the tracker's (tracker.ts).
  */
 import { accountKeyOf } from '../browser-api/client.js';
 import type { BrowserApi, SessionCreated, SessionCreateParams } from '../browser-api/index.js';
 import { type CallScope, raceAbort } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
-import { handOffAbandonedCreate } from './abandoned-create.js';
-import { beginCreate } from './creates-in-flight.js';
-import { registryOf } from './launch-registry.js';
-import { isLostCreate, reconcileLostCreate } from './lost-create.js';
-import { type Slot, takeSlot } from './slot-queue.js';
-import { waitForSlot } from './slot-wait.js';
+import { type Slot, slotsOf, takeSlot, waitForSlot } from './slots.js';
+import { isLostCreate, tracker } from './tracker.js';
 
 /** The create request's own timeout: long, because cutting it short is what orphans sessions. */
 const CREATE_TIMEOUT_MS = 120_000;
@@ -43,7 +40,7 @@ export async function createSession(
   options: CreateOptions,
 ): Promise<CreatedSession> {
   const { scope, what } = options;
-  const slots = registryOf(api).slotsOf(accountKeyOf(api));
+  const slots = slotsOf(accountKeyOf(api));
   // True after a wait that followed a 429: the launch asks again at once, not from the back of
   // the queue (a woken launch that queued again left the turn it was given unused).
   let waited = false;
@@ -55,7 +52,7 @@ export async function createSession(
       scope,
       what,
     });
-    const create = beginCreate(api, body, () =>
+    const create = tracker.createSent(api, body, () =>
       api.sessions.create(body, { timeout: CREATE_TIMEOUT_MS }),
     );
     try {
@@ -63,15 +60,15 @@ export async function createSession(
     } catch (error) {
       // A refused create frees nothing at the service: it wakes no other launch.
       slot.release({ wake: !isRateLimitError(error) });
-      if (scope.signal.aborted) throw handOffAbandonedCreate(create, scope, what, error);
-      if (!isLostCreate(error)) create.settle();
+      if (scope.signal.aborted) throw tracker.abandoned(create, scope, what, error);
+      if (!isLostCreate(error)) tracker.refused(create);
       if (isRateLimitError(error) && options.waitForSlot) {
         await waitForSlot(error, attempt, scope, what, slots);
         waited = true;
         continue;
       }
       if (!isLostCreate(error)) throw error;
-      throw await reconcileLostCreate(create, what, error);
+      throw await tracker.lost(create, what, error);
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Opt-in process-exit hooks: on SIGINT/SIGTERM, beforeExit and an uncaught exception (or an
  * unhandled rejection Node raises as one), delete the sessions this process still holds and
- * reconcile its creates in flight, every client's (exit-cleanup.ts walks the registries). One
+ * reconcile its creates in flight, every client's (the tracker's `endEverything`). One
  * set of listeners per process, since signals are the process's. The host's own behaviour is kept: when the host listens
  * itself we only clean up; when nobody else does, we clean up and then do what Node would have
  * done (re-raise the signal; print the error and exit with code 1).
@@ -11,7 +11,7 @@
  * and Ctrl-C would never end the process.
  */
 import { nodeUtil } from '../http/node-builtins.js';
-import { endEverything } from './exit-cleanup.js';
+import { tracker } from './tracker.js';
 
 /** Shared by every signal handler that re-raises itself when no host handler is left. */
 export const COOPERATIVE: unique symbol = Symbol.for('remote-browser.cooperative-signal-handler');
@@ -53,7 +53,7 @@ export function installExitHooks(options: ExitHookOptions = {}): () => void {
 
   const bounded = () =>
     Promise.race([
-      endEverything(Math.max(0, timeoutMs - 1500)),
+      tracker.endEverything(Math.max(0, timeoutMs - 1500)),
       new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
     ]);
 
@@ -66,7 +66,7 @@ export function installExitHooks(options: ExitHookOptions = {}): () => void {
     });
   });
   const onBeforeExit = cooperative(() => {
-    void endEverything(0);
+    void tracker.endEverything(0);
   });
   const onUncaught = cooperative((error: Error) => {
     const hostHandles = hostListeners('uncaughtException') > 0;

@@ -11,6 +11,12 @@
  * A create in flight is an intent (`creating`) written before the request, with its targeting
  * and time, settled when the create answers; an intent left open by a dead process is
  * reconciled like a lost create.
+ *
+ * It stays small: compact() rewrites it as its open entries and open intents plus a bounded
+ * tail (the last TAIL_ENDS `ended` lines, so a session ended or kept a moment ago stays known to
+ * the orphan search of another process), on every reap and whenever an append finds the file
+ * COMPACT_PAST_BYTES past its size after the last compaction. Its size is therefore at most that
+ * of its open entries and intents, plus the tail (about 25 kB), plus COMPACT_PAST_BYTES.
  */
 import { nodeFs, nodeOs, nodePath } from '../http/node-builtins.js';
 
@@ -58,10 +64,23 @@ export function ledgerPath(): string {
   return nodePath().join(cacheDir(), 'sessions.jsonl');
 }
 
-function append(line: LedgerLine): void {
+/** Compaction starts once an append finds the file past this size. */
+export const COMPACT_PAST_BYTES = 64 * 1024;
+/** How many `ended` lines a compaction keeps after the open entries (the bounded tail). */
+export const TAIL_ENDS = 256;
+
+/** The size each ledger had after this process compacted it: many open entries do not compact it on every append. */
+const compactedSize = new Map<string, number>();
+
+const serialize = (lines: LedgerLine[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
+
+/** Appends one line; `path`: another ledger than this process's (the watchdog child's parent's). */
+function append(line: LedgerLine, path = ledgerPath()): void {
   try {
-    nodeFs().mkdirSync(cacheDir(), { recursive: true });
-    nodeFs().appendFileSync(ledgerPath(), `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    const fs = nodeFs();
+    fs.mkdirSync(nodePath().dirname(path), { recursive: true, mode: 0o700 });
+    fs.appendFileSync(path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    if (fs.statSync(path).size > (compactedSize.get(path) ?? 0) + COMPACT_PAST_BYTES) compact(path);
   } catch {
     // The ledger is a safety net: a read-only home must not fail a launch.
   }
@@ -73,8 +92,8 @@ export function recordCreated(id: string, origin: string): void {
   append({ op: 'created', id, origin, pid: process.pid, createdAt: now() });
 }
 
-export function recordEnded(id: string, by: EndedBy = 'close'): void {
-  append({ op: 'ended', id, at: now(), by });
+export function recordEnded(id: string, by: EndedBy = 'close', path?: string): void {
+  append({ op: 'ended', id, at: now(), by }, path);
 }
 
 export function recordDeleting(id: string): void {
@@ -89,17 +108,11 @@ export function recordCreating(intent: CreateIntent): void {
   append({ op: 'creating', ...intent });
 }
 
-export function recordCreateSettled(intent: string): void {
-  append({ op: 'create-settled', intent, at: now() });
+export function recordCreateSettled(intent: string, path?: string): void {
+  append({ op: 'create-settled', intent, at: now() }, path);
 }
 
-function readLines(): LedgerLine[] {
-  let text: string;
-  try {
-    text = nodeFs().readFileSync(ledgerPath(), 'utf8');
-  } catch {
-    return [];
-  }
+function parse(text: string): LedgerLine[] {
   const lines: LedgerLine[] = [];
   for (const raw of text.split('\n')) {
     if (!raw.trim()) continue;
@@ -112,15 +125,33 @@ function readLines(): LedgerLine[] {
   return lines;
 }
 
-function replay(): { open: Map<string, LedgerEntry>; intents: Map<string, CreateIntent> } {
+function readText(path = ledgerPath()): string {
+  try {
+    return nodeFs().readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+interface Replayed {
+  open: Map<string, LedgerEntry>;
+  intents: Map<string, CreateIntent>;
+  /** The `ended` lines, oldest first, one per id (its last). */
+  ends: Map<string, LedgerLine & { op: 'ended' }>;
+}
+
+function replay(lines: LedgerLine[] = parse(readText())): Replayed {
   const open = new Map<string, LedgerEntry>();
   const intents = new Map<string, CreateIntent>();
-  for (const line of readLines()) {
+  const ends = new Map<string, LedgerLine & { op: 'ended' }>();
+  for (const line of lines) {
     if (line.op === 'created') {
       const { op: _op, ...entry } = line;
       open.set(line.id, { ...entry, state: 'running' });
     } else if (line.op === 'ended') {
       open.delete(line.id);
+      ends.delete(line.id);
+      ends.set(line.id, line);
     } else if (line.op === 'deleting' || line.op === 'delete-failed') {
       const entry = open.get(line.id);
       if (entry) entry.state = line.op;
@@ -131,7 +162,7 @@ function replay(): { open: Map<string, LedgerEntry>; intents: Map<string, Create
       intents.delete(line.intent);
     }
   }
-  return { open, intents };
+  return { open, intents, ends };
 }
 
 /** Sessions recorded as created and not (yet) recorded as ended, with their state. */
@@ -145,32 +176,39 @@ export function openIntents(): CreateIntent[] {
 }
 
 /** Ids every process on this machine has recorded, open or not (reconciliation skips them). */
-export function knownIds(): Set<string> {
-  try {
-    const ids = new Set<string>();
-    for (const m of nodeFs()
-      .readFileSync(ledgerPath(), 'utf8')
-      .matchAll(/"id":"([^"]+)"/g))
-      ids.add(m[1] as string);
-    return ids;
-  } catch {
-    return new Set();
-  }
+export function knownIds(path?: string): Set<string> {
+  const ids = new Set<string>();
+  for (const m of readText(path).matchAll(/"id":"([^"]+)"/g)) ids.add(m[1] as string);
+  return ids;
 }
 
-/** Rewrites the ledger with only the open entries and intents (after a reap). */
-export function compact(): void {
-  const { open, intents } = replay();
-  const lines: LedgerLine[] = [];
-  for (const { state, ...entry } of open.values()) {
-    lines.push({ op: 'created', ...entry });
-    if (state !== 'running') lines.push({ op: state, id: entry.id, at: now() });
-  }
-  for (const intent of intents.values()) lines.push({ op: 'creating', ...intent });
+/**
+ * Rewrites the ledger as its open entries (with their state), its open intents and the last
+ * TAIL_ENDS `ended` lines. Written to a temporary file and renamed over the ledger; lines
+ * another process appended meanwhile are carried over first, so only an append in the moment
+ * between that read and the rename can be lost.
+ */
+export function compact(path = ledgerPath()): void {
   try {
-    nodeFs().writeFileSync(ledgerPath(), lines.map((l) => `${JSON.stringify(l)}\n`).join(''), {
-      mode: 0o600,
-    });
+    const fs = nodeFs();
+    const text = readText(path);
+    const { open, intents, ends } = replay(parse(text));
+    const lines: LedgerLine[] = [];
+    for (const { state, ...entry } of open.values()) {
+      lines.push({ op: 'created', ...entry });
+      if (state !== 'running') lines.push({ op: state, id: entry.id, at: now() });
+    }
+    for (const intent of intents.values()) lines.push({ op: 'creating', ...intent });
+    lines.push(...[...ends.values()].slice(-TAIL_ENDS));
+    const temp = `${path}.${process.pid}.tmp`;
+    fs.mkdirSync(nodePath().dirname(path), { recursive: true, mode: 0o700 });
+    const compacted = serialize(lines);
+    fs.writeFileSync(temp, compacted, { mode: 0o600 });
+    const since = readText(path);
+    if (since.length > text.length && since.startsWith(text))
+      fs.appendFileSync(temp, since.slice(text.length));
+    fs.renameSync(temp, path);
+    compactedSize.set(path, Buffer.byteLength(compacted));
   } catch {
     // best effort
   }
@@ -183,4 +221,72 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Clock skew tolerated between this machine and the service when matching created_at. */
+export const SKEW_MS = 60_000;
+
+export const TARGETING_KEYS = [
+  'country',
+  'region',
+  'city',
+  'zip',
+  'isp',
+  'protocol',
+  'connection_type',
+  'session_type',
+  'filter_mode',
+  'profile_id',
+] as const;
+
+/** The targeting fields of a create body, as strings (nothing else: never the proxy password). */
+export function targetingOf(body: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of TARGETING_KEYS) {
+    const value = (body as Record<string, unknown>)[key];
+    if (value !== undefined && value !== null) out[key] = String(value);
+  }
+  return out;
+}
+
+/** A running session as the service lists it, as far as the orphan search reads it. */
+export interface RunningSession {
+  id: string;
+  created_at: string;
+  config?: Record<string, unknown> | undefined;
+}
+
+export function sameTargeting(
+  config: Record<string, unknown> | undefined,
+  targeting: Record<string, string>,
+): boolean {
+  if (!config) return true;
+  for (const [key, want] of Object.entries(targeting)) {
+    const got = config[key];
+    if (got !== undefined && got !== null && String(got).toLowerCase() !== want.toLowerCase())
+      return false;
+  }
+  return true;
+}
+
+/**
+ * The orphan search, the one for every path (a lost create, the exit hooks, the watchdog child,
+ * `reap`): the running sessions that one of `creates` (sent at `at` with `targeting`) may have
+ * left behind: created since its request left (with SKEW_MS of clock skew), unknown to every
+ * process on this machine (`known`), and with the requested targeting. Pure.
+ */
+export function findOrphans<S extends RunningSession>(
+  running: readonly S[],
+  creates: readonly Pick<CreateIntent, 'at' | 'targeting'>[],
+  known: ReadonlySet<string>,
+): S[] {
+  return running.filter(
+    (session) =>
+      !known.has(session.id) &&
+      creates.some(
+        (create) =>
+          Date.parse(session.created_at) >= Date.parse(create.at) - SKEW_MS &&
+          sameTargeting(session.config, create.targeting),
+      ),
+  );
 }

@@ -9,19 +9,18 @@ import { type BrowserConfigNeeds, resolveBrowserConfig } from '../http/config.js
 import { createDebug } from '../http/debug.js';
 import { redact } from '../http/redact.js';
 import { sharedDispatcher } from '../http/shared-dispatcher.js';
-import { settledCleanups } from './abandoned-create.js';
 import { createSession } from './create-session.js';
 import { describeEnd, type SessionEnd, warnEnd } from './end-reason.js';
 import { LaunchError } from './errors.js';
-import { ownClient } from './launch-registry.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
 import { DEFAULT_RECONNECT_WINDOW_MS, handleDrop, takeKept } from './reconnect-window.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
-import { releaseWhenSettled, SessionLease } from './session-lease.js';
-import type { Slot } from './slot-queue.js';
+import { SessionLease } from './session-lease.js';
+import type { Slot } from './slots.js';
+import { ownClient, tracker } from './tracker.js';
 
 export type { RemoteSessionInfo } from './session-info.js';
 
@@ -104,17 +103,15 @@ export async function openSession(
   } catch (error) {
     scope.dispose();
     // A create left running in the background still needs the client to delete its session.
-    if (ownsApi) void settledCleanups(api).then(() => api.close());
+    if (ownsApi) void tracker.settledCleanups(api).then(() => api.close());
     if (scope.signal.aborted && !(error instanceof LaunchError)) throw scope.abortError(what);
     throw error;
   }
 
   // Not awaited here: the adapter's connect needs only the cdp_url, so the two run together.
   const connection = lookUpConnection(api, created.id);
-  const opened = leaseSession({ api, ownsApi, scope, created, connection, options, what });
-  // The slot frees when the session is no longer this process's: deleted, or kept running.
-  releaseWhenSettled(opened.lease, slot);
-  return opened;
+  // The lease holds the slot: it frees when the session is no longer ours (deleted, or kept).
+  return leaseSession({ api, ownsApi, scope, created, slot, connection, options, what });
 }
 
 /**
@@ -147,7 +144,10 @@ export async function adoptSession(
       cdp_url: connection.cdp_url,
       status: 'running',
     } as SessionCreated;
-    const opened = leaseSession({
+    // The hand-off and the new lease with nothing awaited between: the session is never
+    // uncovered, and the new lease holds the slot the launch's create took.
+    const slot = previous?.handOff();
+    return leaseSession({
       api,
       ownsApi,
       scope,
@@ -157,9 +157,8 @@ export async function adoptSession(
       what,
       reattach: previous !== undefined,
       adopted: true,
+      ...(slot ? { slot } : {}),
     });
-    previous?.handOff();
-    return opened;
   } catch (error) {
     scope.dispose();
     if (ownsApi) await api.close();
@@ -178,6 +177,8 @@ interface LeaseInput {
   ownsApi: boolean;
   scope: CallScope;
   created: SessionCreated;
+  /** The account slot the create took (none for an adopted session). */
+  slot?: Slot;
   connection: SessionConnection | Promise<SessionConnection | undefined> | undefined;
   options: LaunchRemoteOptions;
   what: string;
@@ -192,13 +193,14 @@ function leaseSession({
   ownsApi,
   scope,
   created,
+  slot,
   connection,
   options,
   what,
   reattach = false,
   adopted = false,
 }: LeaseInput): OpenedSession {
-  const lease = new SessionLease(api, created.id);
+  const lease = new SessionLease(api, created.id, slot);
   const info = sessionInfo(api, created.id, connection);
   const leasedAt = Date.now();
   let lastActivityMs = leasedAt;
@@ -301,17 +303,19 @@ function leaseSession({
         stillDropped: () => finishing === undefined,
         report,
         end: () => finish(),
+        lease,
         handOff() {
-          if (finishing) return;
+          if (finishing) return undefined;
           finishing = Promise.resolve();
           scope.dispose();
-          lease.handOff();
+          const slot = lease.handOff();
           recordingDone?.reject(
             new LaunchError(
               `${what}: the session was re-attached: its recording follows the new browser`,
             ),
           );
           if (ownsApi) void api.close();
+          return slot;
         },
       }).catch((error: unknown) => debug(`session ${created.id}: ${(error as Error).message}`));
     },

@@ -1,22 +1,25 @@
 /**
  * Validate-before-launch: `/configurations/validate` uses the same logic as session creation,
  * so a config that fails here would fail (or be billed wrongly) there. Results are cached per
- * service origin and config in the client's registry (launch-registry.ts) for its life; a
+ * service origin and config per client (a caller's client keeps its own for its life); a
  * failed call is not cached.
  */
 import type { BrowserApi, ValidationResult } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
 import { nodeCrypto } from '../http/node-builtins.js';
 import { PreflightError, type PreflightIssue } from './errors.js';
-import { defaultRegistry, registryOf } from './launch-registry.js';
 import { toValidateParams, type WireSessionFields } from './to-wire.js';
+import { clientKey, OWN_CLIENTS } from './tracker.js';
+
+/** Preflight results by `origin key`, per client (`clientKey`); a failed check is removed again. */
+const caches = new WeakMap<object, Map<string, Promise<PreflightIssue[]>>>();
 
 /**
  * Forgets the cached preflight results of launches without an `api` (after the account's
  * targeting changed). A caller's own client keeps its cache for its life.
  */
 export function clearPreflightCache(): void {
-  defaultRegistry.preflights.clear();
+  caches.get(OWN_CLIENTS)?.clear();
 }
 
 /**
@@ -41,7 +44,8 @@ export async function preflight(
   call: CallOptions,
 ): Promise<void> {
   const params = toValidateParams(wire);
-  const cache = registryOf(api).preflights;
+  const cache = caches.get(clientKey(api)) ?? new Map<string, Promise<PreflightIssue[]>>();
+  caches.set(clientKey(api), cache);
   const key = `${api.origin} ${preflightKey(wire, mode)}`;
   let pending = cache.get(key);
   if (!pending) {

@@ -3,7 +3,10 @@ import { BrowserApi, type Profile } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
 import { ProfileLimitError } from './errors.js';
-import { ownClient, registryOf } from './launch-registry.js';
+import { clientKey, ownClient } from './tracker.js';
+
+/** Find-or-create of a profile by `origin name` in progress, per client: two launches create it once. */
+const pendingCreates = new WeakMap<object, Map<string, Promise<Profile>>>();
 
 export interface EnsureProfileOptions extends CallOptions {
   /** Client to use. Default: one built from `token`/`baseUrl` or the environment. */
@@ -47,7 +50,8 @@ export function findOrCreateProfile(
     return Promise.reject(new TypeError('ensureProfile: name must be a non-empty string'));
   }
   // Two launches on one client asking for the same new profile create it once.
-  const pending = registryOf(api).profileCreates;
+  const pending = pendingCreates.get(clientKey(api)) ?? new Map<string, Promise<Profile>>();
+  pendingCreates.set(clientKey(api), pending);
   const key = `${api.origin} ${name}`;
   let found = pending.get(key);
   if (!found) {

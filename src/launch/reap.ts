@@ -2,22 +2,21 @@
  * Ends the sessions a previous run on this machine created and never ended (from the ledger),
  * and reconciles the creates a dead run left on the wire. Only sessions the service reports as
  * running are DELETEd and counted as `ended`: one the watchdog or a cut-off exit already ended
- * is `alreadyGone`, never counted twice.
+ * is `alreadyGone`, never counted twice. Every end and every settled intent is the tracker's
+ * transition (tracker.ts); the ledger is compacted on every reap.
  */
 import { BrowserApi } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
-import { isNotFoundError } from '../http/errors.js';
 import {
   compact,
+  findOrphans,
   isProcessAlive,
   knownIds,
-  type LedgerEntry,
   openEntries,
   openIntents,
-  recordCreateSettled,
-  recordEnded,
+  type RunningSession,
 } from './ledger.js';
-import { isOrphanOf, type RunningSession } from './orphan-match.js';
+import { tracker } from './tracker.js';
 
 export interface ReapOptions extends CallOptions {
   /** Client to use. Default: one built from the environment. */
@@ -57,46 +56,27 @@ export async function reapSessions(options: ReapOptions = {}): Promise<ReapResul
       (s) => ({ id: s.id, created_at: s.created_at, config: s.config as Record<string, unknown> }),
     );
     const live = new Set(running.map((s) => s.id));
+    const end = async (id: string) => {
+      try {
+        const how = await tracker.end(api, id, 'reap', call);
+        (how === 'deleted' ? result.ended : result.alreadyGone).push(id);
+      } catch (error) {
+        result.failed.push({ id, error: (error as Error).message });
+      }
+    };
     for (const entry of candidates) {
-      if (!live.has(entry.id)) {
+      if (live.has(entry.id)) await end(entry.id);
+      else {
         result.alreadyGone.push(entry.id);
-        recordEnded(entry.id, 'gone');
-        continue;
+        tracker.forgotten({ id: entry.id });
       }
-      await end(api, entry, call, result);
     }
-    const known = knownIds();
-    for (const intent of intents) {
-      const match = { sinceMs: Date.parse(intent.at), targeting: intent.targeting };
-      for (const orphan of running.filter((s) => isOrphanOf(s, match, known))) {
-        known.add(orphan.id);
-        await end(api, { id: orphan.id }, call, result);
-      }
-      recordCreateSettled(intent.intent);
-    }
-    compact();
+    for (const orphan of findOrphans(running, intents, knownIds())) await end(orphan.id);
+    for (const intent of intents) tracker.forgotten({ intent: intent.intent });
     return result;
   } finally {
+    // Every reap leaves the ledger at its open entries and bounded tail, whatever it found.
+    compact();
     if (!options.api) await api.close();
-  }
-}
-
-async function end(
-  api: BrowserApi,
-  entry: Pick<LedgerEntry, 'id'>,
-  call: CallOptions,
-  result: ReapResult,
-): Promise<void> {
-  try {
-    await api.sessions.end(entry.id, call);
-    result.ended.push(entry.id);
-    recordEnded(entry.id, 'reap');
-  } catch (error) {
-    if (isNotFoundError(error)) {
-      result.alreadyGone.push(entry.id);
-      recordEnded(entry.id, 'gone');
-    } else {
-      result.failed.push({ id: entry.id, error: (error as Error).message });
-    }
   }
 }

@@ -2,9 +2,10 @@
  * A drop is not a close. When the connection of a session this process holds drops without
  * close(), the service is asked what happened (`GET /sessions/{id}`):
  *
- * - still running → the session is kept for the reconnect window, in which `connectRemote(id)`
- *   takes it over (`takeKept`); its lease stays active meanwhile, so the exit hooks, the
- *   watchdog and the ledger keep covering it, and the window's end deletes it;
+ * - still running → the session is kept for the reconnect window (the tracker's `kept` state:
+ *   still ours, so the exit hooks, the watchdog and the ledger keep covering it, and the
+ *   tracker deletes it when the window passes), in which `connectRemote(id)` takes it over
+ *   (`takeKept`, then the lease's hand-off);
  * - ended → nothing to keep; the reason is inferred (end-reason.ts) and said;
  * - 404 → past retention; an unanswered lookup → ended as before (fail closed).
  *
@@ -12,10 +13,13 @@
  * the launch did. The window's timer is unref'd: a process with nothing else to do exits, and
  * its exit hooks (or the watchdog) end the kept session like any other.
  */
+
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 import { isNotFoundError } from '../http/errors.js';
 import { describeEnd, inferEndReason, type SessionEnd, type SessionLimits } from './end-reason.js';
+import type { Slot } from './slots.js';
+import { type Lease, tracker } from './tracker.js';
 
 const debug = createDebug('launch');
 
@@ -39,13 +43,18 @@ export interface Dropped {
   report(end: SessionEnd): void;
   /** Ends the session: the lease's DELETE (a no-op for an ended one), recordings, the client. */
   end(): Promise<void>;
-  /** Gives the session up to the re-attaching launch: the lease is forgotten, not deleted. */
-  handOff(): void;
+  /** The session's lease: kept for the window (`keepFor`), watched for its end. */
+  lease: Lease & { keepFor(windowMs: number): void };
+  /**
+   * Gives the session up to the re-attaching launch: the lease is closed without a DELETE or a
+   * ledger line, and its account slot is returned for the new lease to hold.
+   */
+  handOff(): Slot | undefined;
 }
 
 interface Kept {
   dropped: Dropped;
-  timer: NodeJS.Timeout;
+  unsubscribe(): void;
 }
 
 const kept = new Map<string, Kept>();
@@ -73,15 +82,24 @@ export async function handleDrop(dropped: Dropped): Promise<void> {
     return endQuietly(dropped);
   }
   dropped.report(describeEnd(id, 'connection_lost', { windowMs }));
-  const timer = setTimeout(() => {
-    if (kept.get(id)?.timer !== timer) return;
-    kept.delete(id);
-    dropped.report(describeEnd(id, 'window_passed', { windowMs }));
-    void endQuietly(dropped);
-  }, windowMs);
-  timer.unref();
-  kept.get(id)?.dropped.handOff();
-  kept.set(id, { dropped, timer });
+  const passesAt = Date.now() + windowMs;
+  const unsubscribe = tracker.observe({
+    lease(lease, event) {
+      if (lease !== dropped.lease || event !== 'closed' || kept.get(id)?.dropped !== dropped)
+        return;
+      // The tracker ended it: the window passed, or an exit path came first.
+      kept.delete(id);
+      unsubscribe();
+      if (Date.now() >= passesAt - 100) {
+        dropped.report(describeEnd(id, 'window_passed', { windowMs }));
+      }
+      void endQuietly(dropped);
+    },
+  });
+  // Two browsers on one session that both dropped: the later one's window counts.
+  takeKept(id);
+  kept.set(id, { dropped, unsubscribe });
+  dropped.lease.keepFor(windowMs);
 }
 
 /**
@@ -92,7 +110,7 @@ export function takeKept(id: string): Pick<Dropped, 'handOff' | 'end' | 'report'
   const entry = kept.get(id);
   if (!entry) return undefined;
   kept.delete(id);
-  clearTimeout(entry.timer);
+  entry.unsubscribe();
   return entry.dropped;
 }
 

@@ -1,43 +1,37 @@
 /**
  * A SessionLease owns one remote session's deletion: DELETE exactly once, however many of
  * close(), asyncDispose, 'disconnected', exit hooks and the watchdog ask for it. A DELETE that
- * fails leaves the session this process's job: it stays active (exit hooks and the watchdog
- * still end it), the ledger marks it `delete-failed` (reap ends those by default), and the
- * next release() tries again. Active leases are kept in their client's registry
- * (launch-registry.ts).
+ * fails leaves the session this process's job: it stays held (exit hooks and the watchdog still
+ * end it), the ledger marks it `delete-failed` (reap ends those by default), and the next
+ * release() tries again. It holds the account slot its create took and hands it back once the
+ * session is no longer ours. Its transitions are the tracker's (tracker.ts).
  */
 import type { BrowserApi } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
 import { LaunchError } from './errors.js';
-import { type LaunchRegistry, type Lease, liveRegistries, registryOf } from './launch-registry.js';
-import { recordCreated, recordDeleteFailed, recordDeleting, recordEnded } from './ledger.js';
+import type { Slot } from './slots.js';
+import { DELETE_TIMEOUT_MS, type Lease, tracker } from './tracker.js';
 
 const debug = createDebug('launch');
 
 export class SessionLease implements Lease {
   readonly id: string;
   readonly api: BrowserApi;
-  readonly #registry: LaunchRegistry;
   #release: Promise<void> | undefined;
   #kept = false;
-  #onReleased: (() => void)[] = [];
+  readonly #slot: Slot | undefined;
 
-  constructor(api: BrowserApi, id: string) {
+  /** `slot`: the account slot the session's create took; released once the session is no longer ours. */
+  constructor(api: BrowserApi, id: string, slot?: Slot) {
     this.api = api;
     this.id = id;
-    this.#registry = registryOf(api);
-    recordCreated(id, api.origin);
-    this.#registry.addLease(this);
+    this.#slot = slot;
+    tracker.opened(this);
   }
 
   /** True until the session is deleted or kept: the exit hooks and the watchdog still end it. */
   get active(): boolean {
-    return this.#registry.hasLease(this);
-  }
-
-  /** True once release() or keep() was called. */
-  get settled(): boolean {
-    return this.#release !== undefined || this.#kept;
+    return tracker.holds(this);
   }
 
   /** Leave the session running (keepSession, Puppeteer's disconnect()). */
@@ -45,23 +39,29 @@ export class SessionLease implements Lease {
     if (this.#release) return;
     this.#kept = true;
     // No longer ours to clean up: a later reap must not end a session the user kept.
-    recordEnded(this.id, 'kept');
-    this.#forget();
+    tracker.handedOver(this);
+    this.#slot?.release();
   }
 
   /**
-   * Gives the session up to another lease of this process (a re-attach after a drop): no longer
-   * this lease's to delete, but still running and covered by the one that took it.
+   * `kept`: the connection dropped but the session still runs; it stays ours (exit hooks,
+   * watchdog, ledger) and is deleted after `windowMs` unless a re-attach takes it first.
    */
-  handOff(): void {
-    if (this.#release) return;
-    this.#kept = true;
-    this.#forget();
+  keepFor(windowMs: number): void {
+    tracker.kept(this, windowMs);
   }
 
-  /** Runs `fn` once the session has been deleted. */
-  onReleased(fn: () => void): void {
-    this.#onReleased.push(fn);
+  /**
+   * Gives the kept session to the lease of a re-attach (connectRemote) in this process: no
+   * longer this lease's to delete, and no ledger line (it is still ours). Returns the account
+   * slot it held, for the new lease to hold. Call it just before the new lease is made, with
+   * nothing awaited between, so the watchdog never misses the session.
+   */
+  handOff(): Slot | undefined {
+    if (this.#release) return undefined;
+    this.#kept = true;
+    tracker.closed(this);
+    return this.#slot;
   }
 
   /**
@@ -78,13 +78,16 @@ export class SessionLease implements Lease {
   }
 
   async #delete(): Promise<void> {
-    recordDeleting(this.id);
+    tracker.ending(this);
     try {
       // A gone session (404) counts as deleted.
-      if ((await this.#registry.endOnce(this.api, this.id, 30_000)) === 'deleted')
+      if (
+        (await tracker.end(this.api, this.id, 'close', { timeout: DELETE_TIMEOUT_MS })) ===
+        'deleted'
+      )
         debug(`session ${this.id} deleted`);
     } catch (error) {
-      recordDeleteFailed(this.id);
+      tracker.endFailed(this);
       throw new LaunchError(
         `session ${this.id} is still running: deleting it failed (${(error as Error).message}). ` +
           `close() again to retry, or end it with \`remote-browser sessions end ${this.id}\` ` +
@@ -92,36 +95,12 @@ export class SessionLease implements Lease {
         { cause: error, sessionId: this.id },
       );
     }
-    recordEnded(this.id);
-    this.#forget();
-    for (const fn of this.#onReleased.splice(0)) fn();
-  }
-
-  #forget(): void {
-    this.#registry.removeLease(this);
+    tracker.closed(this);
+    this.#slot?.release();
   }
 }
 
-/**
- * Deletes every active session of the given registries (default: every client's in this
- * process, the exit paths). Never throws.
- */
-export async function releaseAll(registries: LaunchRegistry[] = liveRegistries()): Promise<void> {
-  const leases = registries.flatMap((registry) => registry.leases());
-  await Promise.allSettled(leases.map((lease) => lease.release()));
-}
-
-/** Calls `slot.release()` once `lease` is released or kept (it is then no longer ours). */
-export function releaseWhenSettled(lease: SessionLease, slot: { release(): void }): void {
-  if (!lease.active) {
-    slot.release();
-    return;
-  }
-  const unsubscribe = registryOf(lease.api).observe({
-    lease(changed, event) {
-      if (changed !== lease || event !== 'closed') return;
-      unsubscribe();
-      slot.release();
-    },
-  });
+/** Deletes every session this process still holds (the exit paths, tests). Never throws. */
+export async function releaseAll(): Promise<void> {
+  await Promise.allSettled(tracker.leases().map((lease) => lease.release()));
 }

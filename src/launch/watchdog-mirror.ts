@@ -2,12 +2,18 @@
  * The watchdog child's state and its last act, apart from the process wiring
  * (watchdog-child.ts) so they run, and are tested, in-process. It mirrors what its parent holds
  * (sessions, creates on the wire) from IPC messages; when the parent is gone without a clean
- * goodbye it deletes those sessions and reconciles those creates like a lost create: running
- * sessions created since, unknown to the ledger, with the same targeting. Imports only the pure
- * orphan matcher, so the child starts fast and the parent's state cannot break it.
+ * goodbye it deletes those sessions and reconciles those creates like a lost create: the
+ * ledger's orphan search (running sessions created since, unknown to the ledger, with the same
+ * targeting). It writes the parent's ledger through ledger.ts, the one writer and line format;
+ * it imports nothing else, so the child starts fast and the parent's state cannot break it.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
-import { isOrphanOf, type RunningSession } from './orphan-match.js';
+import {
+  findOrphans,
+  knownIds,
+  type RunningSession,
+  recordCreateSettled,
+  recordEnded,
+} from './ledger.js';
 
 /** A create on the wire, as the watchdog hears of it (no secret: targeting only). */
 export interface WatchdogIntent {
@@ -62,34 +68,14 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
   const headers = { authorization: `Bearer ${options.token}` };
   let clean = false;
 
-  const record = (line: object): void => {
-    try {
-      appendFileSync(
-        options.ledger,
-        `${JSON.stringify({ ...line, at: new Date().toISOString() })}\n`,
-      );
-    } catch {
-      // best effort: the ledger is a safety net (none given: nothing to write)
-    }
-  };
-
   const end = async (id: string): Promise<void> => {
     const res = await fetch(`${api}/sessions/${encodeURIComponent(id)}`, {
       method: 'DELETE',
       headers,
       signal: AbortSignal.timeout(requestTimeoutMs),
     });
-    if (res.ok) record({ op: 'ended', id, by: 'watchdog' });
-    else if (res.status === 404) record({ op: 'ended', id, by: 'gone' });
-  };
-
-  const knownIds = (): Set<string> => {
-    try {
-      const text = readFileSync(options.ledger, 'utf8');
-      return new Set([...text.matchAll(/"id":"([^"]+)"/g)].map((m) => m[1] as string));
-    } catch {
-      return new Set();
-    }
+    if (res.ok) recordEnded(id, 'watchdog', options.ledger);
+    else if (res.status === 404) recordEnded(id, 'gone', options.ledger);
   };
 
   /** Ends the running sessions the creates on the wire may have made; false when the list failed. */
@@ -100,12 +86,8 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
     });
     if (!res.ok) return false;
     const running = ((await res.json()) as { data?: RunningSession[] }).data ?? [];
-    const known = new Set([...knownIds(), ...sessions]);
-    const orphans = running.filter((s) =>
-      [...intents.values()].some((i) =>
-        isOrphanOf(s, { sinceMs: Date.parse(i.at), targeting: i.targeting }, known),
-      ),
-    );
+    const known = new Set([...(options.ledger ? knownIds(options.ledger) : []), ...sessions]);
+    const orphans = findOrphans(running, [...intents.values()], known);
     await Promise.allSettled(orphans.map((s) => end(s.id)));
     return true;
   };
@@ -114,7 +96,7 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
     if (!(await endOrphans())) return;
     await new Promise((resolve) => setTimeout(resolve, recheckAfterMs));
     if (!(await endOrphans())) return;
-    for (const id of intents.keys()) record({ op: 'create-settled', intent: id });
+    for (const id of intents.keys()) recordCreateSettled(id, options.ledger);
   };
 
   return {

@@ -2,13 +2,15 @@
  * Opt-in watchdog: a detached child process that deletes this process's sessions, and
  * reconciles its creates in flight, if this process dies without cleaning up (SIGKILL, OOM),
  * when exit hooks cannot run. One per process (it watches the process, not a client): it
- * mirrors the leases and creates of every client's registry (launch-registry.ts).
+ * mirrors what the tracker holds (tracker.ts): the sessions still ours and the creates on the
+ * wire, told as the messages watchdog-mirror.ts reads.
  */
 import type { ChildProcess } from 'node:child_process';
 import { resolveBrowserConfig } from '../http/config.js';
 import { nodeChildProcess, nodeFs, nodePath, nodeUrl } from '../http/node-builtins.js';
-import { ledgerPath } from './ledger.js';
-import { feedWatchdog } from './watchdog-feed.js';
+import { type CreateIntent, ledgerPath } from './ledger.js';
+import { tracker } from './tracker.js';
+import type { WatchdogIntent, WatchdogMessage } from './watchdog-mirror.js';
 
 export interface WatchdogOptions {
   /** Browser service token. Default: `REMOTE_BROWSER_TOKEN`. */
@@ -80,4 +82,32 @@ export async function startWatchdog(options: WatchdogOptions = {}): Promise<Watc
     },
   };
   return running;
+}
+
+/** Only what the watchdog needs to match an orphan: never the origin or the pid. */
+const intentOf = ({ intent, at, targeting }: CreateIntent): WatchdogIntent => ({
+  intent,
+  at,
+  targeting,
+});
+
+/** Sends what the tracker holds now, then every change, until the returned function is called. */
+export function feedWatchdog(send: (message: WatchdogMessage) => void): () => void {
+  for (const lease of tracker.leases()) send({ add: lease.id });
+  for (const create of tracker.creates()) send({ intent: intentOf(create.intent) });
+  return tracker.observe({
+    lease: (lease, event) => send(event === 'opened' ? { add: lease.id } : { remove: lease.id }),
+    // A create's session and its intent's end travel in one message: a SIGKILL between two
+    // messages (while other work delays the lease's `add`) would leave the watchdog knowing
+    // neither, and the session running.
+    create: (intent, event, createdId) =>
+      send(
+        event === 'started'
+          ? { intent: intentOf(intent) }
+          : { settled: intent.intent, ...(createdId !== undefined ? { add: createdId } : {}) },
+      ),
+    // A session ended without a lease (an abandoned create's, deleted when it answered) leaves
+    // the mirror too, so a later SIGKILL does not DELETE it again.
+    ended: (id) => send({ remove: id }),
+  });
 }

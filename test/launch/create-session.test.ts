@@ -11,11 +11,11 @@ import { accountKeyOf } from '../../src/browser-api/client.js';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { callScope } from '../../src/http/call-options.js';
 import { ApiError, RateLimitError } from '../../src/http/errors.js';
-import { settledCleanups } from '../../src/launch/abandoned-create.js';
 import { createSession } from '../../src/launch/create-session.js';
 import { LaunchError } from '../../src/launch/errors.js';
-import { registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath, openEntries, openIntents } from '../../src/launch/ledger.js';
+import { slotsOf as slotsOfAccount } from '../../src/launch/slots.js';
+import { tracker } from '../../src/launch/tracker.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { gate, heldUntil, useFakeService } from './fake-service.js';
@@ -52,7 +52,7 @@ afterEach(() => {
 
 const scope = (timeout = 30_000, signal?: AbortSignal) =>
   callScope({ timeout, ...(signal ? { signal } : {}) }, timeout, 'launchRemote');
-const slotsOf = (api: BrowserApi) => registryOf(api).slotsOf(accountKeyOf(api));
+const slotsOf = (api: BrowserApi) => slotsOfAccount(accountKeyOf(api));
 const posts = () => service.calls('POST', SESSIONS).length;
 /** The account's limit (3, all in use by others); `retryAfter` in s, or none. */
 const rateLimited = (retryAfter: number | undefined) =>
@@ -125,7 +125,7 @@ describe('createSession', () => {
     expect((err as ApiError).status).toBe(400);
     expect(slotsOf(api).held).toBe(0);
     expect(openIntents()).toEqual([]);
-    expect(registryOf(api).creates()).toEqual([]);
+    expect(tracker.creates().filter((c) => c.api === api)).toEqual([]);
     expect(service.calls('GET', SESSIONS)).toHaveLength(0);
   });
 
@@ -237,7 +237,7 @@ describe('createSession', () => {
     expect((err as Error).message).toContain('reconciliation could not list the running sessions');
     expect(openIntents()).toHaveLength(1);
     expect(slotsOf(api).held).toBe(0);
-    for (const c of registryOf(api).creates()) c.settle();
+    for (const c of tracker.creates().filter((c) => c.api === api)) tracker.refused(c);
   });
 
   it('a launch that gives up mid-create hands the create off: the late session is deleted', async () => {
@@ -267,7 +267,7 @@ describe('createSession', () => {
     );
     expect(slotsOf(api).held).toBe(0);
     hold.open();
-    await settledCleanups(api);
+    await tracker.settledCleanups(api);
     expect(service.calls('DELETE', ONE).map((r) => r.url.split('/').pop())).toEqual([made]);
     expect(service.running()).toEqual([]);
     expect(openIntents()).toEqual([]);

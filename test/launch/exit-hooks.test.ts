@@ -6,9 +6,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import type { SessionCreated } from '../../src/browser-api/index.js';
-import { beginCreate } from '../../src/launch/creates-in-flight.js';
 import { COOPERATIVE, installExitHooks } from '../../src/launch/exit-hooks.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
+import { tracker } from '../../src/launch/tracker.js';
 import { deferred } from '../helpers/deferred.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
@@ -173,7 +173,7 @@ describe('a create on the wire when the signal comes', () => {
   it('waits for its answer up to timeoutMs - 1.5 s, and deletes the session it returns', async () => {
     const api = service.api();
     const answer = deferred<SessionCreated>();
-    const create = beginCreate(api, {} as never, () => answer.promise);
+    const create = tracker.createSent(api, {} as never, () => answer.promise);
     let runningAtKill: number | undefined;
     kill.mockImplementation(() => {
       runningAtKill = service.running().length;
@@ -192,7 +192,7 @@ describe('a create on the wire when the signal comes', () => {
   it('reconciles a create still unanswered after that grace, before timeoutMs runs out', async () => {
     const api = service.api();
     const answer = deferred<SessionCreated>();
-    beginCreate(api, {} as never, () => answer.promise);
+    tracker.createSent(api, {} as never, () => answer.promise);
     let listsAtKill: number | undefined;
     kill.mockImplementation(() => {
       listsAtKill = service.calls('GET', LIST).length;

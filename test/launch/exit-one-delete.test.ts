@@ -6,9 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
-import { endEverything } from '../../src/launch/exit-cleanup.js';
-import { registryOf } from '../../src/launch/launch-registry.js';
 import { openSession } from '../../src/launch/open-session.js';
+import { tracker } from '../../src/launch/tracker.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { useFakeService } from './fake-service.js';
@@ -59,7 +58,7 @@ describe('exit hooks: one DELETE per session', () => {
     const launches = [launch(api), launch(api)];
     await eventually(() => service.calls('POST', CREATES).length === 2, 10_000, 'both creates');
     // Both reconciliations list both sessions: each could be either create's.
-    await endEverything(0, () => [registryOf(api)]);
+    await tracker.endEverything(0);
     const sessions = [...service.sessions.keys()].sort();
     expect(sessions).toHaveLength(2);
     expect(service.running()).toEqual([]);
@@ -75,7 +74,7 @@ describe('exit hooks: one DELETE per session', () => {
     const api = service.api();
     const launched = launch(api);
     await eventually(() => service.calls('POST', CREATES).length === 1, 10_000, 'the create');
-    const ending = endEverything(10_000, () => [registryOf(api)]);
+    const ending = tracker.endEverything(10_000);
     answerCreates();
     await ending;
     const outcome = await launched;

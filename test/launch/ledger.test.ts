@@ -8,21 +8,31 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  COMPACT_PAST_BYTES,
   type CreateIntent,
   cacheDir,
   compact,
+  findOrphans,
   isProcessAlive,
   knownIds,
   ledgerPath,
   openEntries,
   openIntents,
+  type RunningSession,
   recordCreated,
   recordCreateSettled,
   recordCreating,
   recordDeleteFailed,
   recordDeleting,
   recordEnded,
+  SKEW_MS,
+  sameTargeting,
+  TAIL_ENDS,
+  targetingOf,
 } from '../../src/launch/ledger.js';
+import { adoptSession, openSession } from '../../src/launch/open-session.js';
+import { reapSessions } from '../../src/launch/reap.js';
+import { startFakeService } from './fake-service.js';
 
 let dir = '';
 const previous = process.env.REMOTE_BROWSER_CACHE_DIR;
@@ -241,8 +251,10 @@ describe('compact', () => {
       'created c',
       'delete-failed c',
       'creating i-1',
+      // the tail: a session ended a moment ago stays known to another process's orphan search
+      'ended gone',
     ]);
-    expect(knownIds()).not.toContain('gone');
+    expect(knownIds()).toContain('gone');
     expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
   });
 
@@ -253,12 +265,88 @@ describe('compact', () => {
     expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
   });
 
-  it('an empty state leaves an empty file', () => {
+  it('nothing open leaves only the tail of ended lines', () => {
     recordCreated('a', 'http://svc');
-    recordEnded('a');
+    recordDeleting('a');
+    recordEnded('a', 'kept');
     compact();
-    expect(readFileSync(ledgerPath(), 'utf8')).toBe('');
+    expect(lines()).toEqual([{ op: 'ended', id: 'a', at: expect.any(String), by: 'kept' }]);
   });
+
+  it(`keeps the last ${TAIL_ENDS} ended lines, one per session, and drops older ones`, () => {
+    for (let i = 0; i < TAIL_ENDS + 10; i++) recordEnded(`e-${i}`);
+    recordEnded('e-0', 'reap');
+    compact();
+    const ended = lines().map((l) => l.id);
+    expect(ended).toHaveLength(TAIL_ENDS);
+    // e-0 ended again last: it is the newest, and named once
+    expect(ended.at(-1)).toBe('e-0');
+    expect(ended.filter((id) => id === 'e-0')).toHaveLength(1);
+    expect(ended).not.toContain('e-1');
+    expect(ended).not.toContain('e-10');
+    expect(ended).toContain('e-11');
+  });
+
+  it('compacts by itself once an append finds the file past its size', () => {
+    recordCreated('open', 'http://svc');
+    let i = 0;
+    while (statSync(ledgerPath()).size <= COMPACT_PAST_BYTES / 2) recordEnded(`e-${i++}`);
+    const before = statSync(ledgerPath()).size;
+    for (let j = 0; statSync(ledgerPath()).size >= before; j++) recordEnded(`f-${j}`);
+    expect(statSync(ledgerPath()).size).toBeLessThan(COMPACT_PAST_BYTES);
+    expect(openEntries().map((e) => e.id)).toEqual(['open']);
+    expect(lines().filter((l) => l.op === 'ended')).toHaveLength(TAIL_ENDS);
+    expect(statSync(ledgerPath()).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('the ledger of a long run', () => {
+  const launch = { preflight: false as const, country: 'us' };
+
+  it('holds one created line per session, launched or adopted', async () => {
+    const service = await startFakeService();
+    try {
+      const api = service.api();
+      const launched = await openSession({ ...launch, api }, 'launchRemote');
+      const other = service.createSession('{}').id;
+      const adopted = await adoptSession(other, { api }, 'connectRemote');
+      await launched.finish();
+      await adopted.finish();
+      const created = lines().filter((l) => l.op === 'created');
+      expect(created.map((l) => l.id)).toEqual([launched.lease.id, other]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('after 1,000 sessions launched and closed, and a reap, holds its open entries and the bounded tail', async () => {
+    const service = await startFakeService();
+    try {
+      const api = service.api();
+      const stay = [];
+      for (let i = 0; i < 3; i++) stay.push(await openSession({ ...launch, api }, 'launchRemote'));
+      for (let i = 0; i < 1000; i++) {
+        const opened = await openSession({ ...launch, api }, 'launchRemote');
+        await opened.finish();
+        // Never far past the compaction size, however many sessions came and went.
+        if (i % 100 === 99)
+          expect(statSync(ledgerPath()).size).toBeLessThan(COMPACT_PAST_BYTES + 40_000);
+      }
+      await reapSessions({ api });
+      const open = stay.map((o) => o.lease.id);
+      expect(openEntries().map((e) => e.id)).toEqual(open);
+      const after = lines();
+      expect(after.filter((l) => l.op === 'created').map((l) => l.id)).toEqual(open);
+      const ended = after.filter((l) => l.op === 'ended');
+      expect(ended).toHaveLength(TAIL_ENDS);
+      expect(after).toHaveLength(open.length + TAIL_ENDS);
+      // 3 open entries and the tail: about 25 kB, where the lines of 1,003 sessions are 500 kB.
+      expect(statSync(ledgerPath()).size).toBeLessThan(open.length * 200 + TAIL_ENDS * 100);
+      for (const o of stay) await o.finish();
+    } finally {
+      await service.close();
+    }
+  }, 60_000);
 });
 
 describe('isProcessAlive', () => {
@@ -278,5 +366,115 @@ describe('isProcessAlive', () => {
       throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
     });
     expect(isProcessAlive(1234)).toBe(false);
+  });
+});
+
+describe('targetingOf', () => {
+  it('keeps every targeting field that is set, as a string, and nothing else', () => {
+    const body = {
+      proxy_password: 'never-in-the-ledger',
+      country: 'us',
+      region: 'ny',
+      city: 'nyc',
+      zip: '10001',
+      isp: 'acme',
+      protocol: 'http',
+      connection_type: 'residential',
+      session_type: 'sticky',
+      filter_mode: 'quality',
+      profile_id: 7,
+      headless: true,
+      region_extra: 'x',
+    };
+    expect(targetingOf(body)).toEqual({
+      country: 'us',
+      region: 'ny',
+      city: 'nyc',
+      zip: '10001',
+      isp: 'acme',
+      protocol: 'http',
+      connection_type: 'residential',
+      session_type: 'sticky',
+      filter_mode: 'quality',
+      profile_id: '7',
+    });
+  });
+
+  it('skips fields that are null or undefined, but keeps false and 0', () => {
+    expect(targetingOf({ country: null, region: undefined, zip: 0, isp: false })).toEqual({
+      zip: '0',
+      isp: 'false',
+    });
+  });
+});
+
+describe('sameTargeting', () => {
+  it('matches whatever the create asked for when the service shows no config', () => {
+    expect(sameTargeting(undefined, { country: 'us' })).toBe(true);
+  });
+
+  it('compares each asked-for field case-insensitively, and ignores fields the service leaves out', () => {
+    expect(sameTargeting({ country: 'US', region: 'NY' }, { country: 'us', region: 'ny' })).toBe(
+      true,
+    );
+    expect(sameTargeting({ country: 'us', region: null }, { country: 'us', region: 'ny' })).toBe(
+      true,
+    );
+    expect(sameTargeting({ country: 'us' }, { country: 'us', region: 'ny' })).toBe(true);
+  });
+
+  it('refuses a session when any one asked-for field differs', () => {
+    expect(sameTargeting({ country: 'us', region: 'ca' }, { country: 'us', region: 'ny' })).toBe(
+      false,
+    );
+    expect(sameTargeting({ country: 'de', region: 'ny' }, { country: 'us', region: 'ny' })).toBe(
+      false,
+    );
+    expect(sameTargeting({ profile_id: 8 }, { profile_id: '7' })).toBe(false);
+  });
+});
+
+describe('findOrphans: the one orphan search', () => {
+  const sinceMs = Date.parse('2026-11-23T12:00:00Z');
+  const at = (ms: number) => new Date(ms).toISOString();
+  const create = { at: at(sinceMs), targeting: { country: 'us' } };
+  const none = new Set<string>();
+  const isOrphanOf = (
+    session: RunningSession,
+    of: Pick<CreateIntent, 'at' | 'targeting'>,
+    known: ReadonlySet<string>,
+  ) => findOrphans([session], [of], known).length === 1;
+
+  it('takes a session created since the request left, allowing the clock skew and no more', () => {
+    expect(isOrphanOf({ id: 'a', created_at: at(sinceMs + 1000) }, create, none)).toBe(true);
+    expect(isOrphanOf({ id: 'a', created_at: at(sinceMs - SKEW_MS) }, create, none)).toBe(true);
+    expect(isOrphanOf({ id: 'a', created_at: at(sinceMs - SKEW_MS - 1) }, create, none)).toBe(
+      false,
+    );
+  });
+
+  it('never takes a session some process on this machine knows', () => {
+    const session = { id: 'known-1', created_at: at(sinceMs + 1000) };
+    expect(isOrphanOf(session, create, new Set(['known-1']))).toBe(false);
+  });
+
+  it('never takes a session with other targeting', () => {
+    const session = { id: 'b', created_at: at(sinceMs + 1000), config: { country: 'de' } };
+    expect(isOrphanOf(session, create, none)).toBe(false);
+  });
+
+  it('takes, of several running sessions, those any one of several creates may have made, in list order', () => {
+    const running: RunningSession[] = [
+      { id: 'de-1', created_at: at(sinceMs + 1), config: { country: 'de' } },
+      { id: 'old', created_at: at(sinceMs - SKEW_MS - 1), config: { country: 'us' } },
+      { id: 'us-1', created_at: at(sinceMs + 2), config: { country: 'us' } },
+      { id: 'known', created_at: at(sinceMs + 3), config: { country: 'de' } },
+    ];
+    const creates = [create, { at: at(sinceMs), targeting: { country: 'de' } }];
+    expect(findOrphans(running, creates, new Set(['known'])).map((s) => s.id)).toEqual([
+      'de-1',
+      'us-1',
+    ]);
+    expect(findOrphans(running, [], none)).toEqual([]);
   });
 });

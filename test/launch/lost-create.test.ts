@@ -11,12 +11,9 @@ import type { BrowserApi, SessionCreated } from '../../src/browser-api/index.js'
 import { callScope } from '../../src/http/call-options.js';
 import { setDebugSink } from '../../src/http/debug.js';
 import { ApiError, ConnectionError, TimeoutError } from '../../src/http/errors.js';
-import { handOffAbandonedCreate, settledCleanups } from '../../src/launch/abandoned-create.js';
-import { beginCreate, type InFlightCreate } from '../../src/launch/creates-in-flight.js';
 import { LaunchError } from '../../src/launch/errors.js';
-import { defaultRegistry, type Lease, registryOf } from '../../src/launch/launch-registry.js';
 import { ledgerPath, openEntries, openIntents, recordCreated } from '../../src/launch/ledger.js';
-import { isLostCreate, reconcile, reconcileLostCreate } from '../../src/launch/lost-create.js';
+import { isLostCreate, type TrackedCreate, tracker } from '../../src/launch/tracker.js';
 import { deferred } from '../helpers/deferred.js';
 import { setEnv } from '../helpers/env.js';
 import { json } from '../helpers/http-server.js';
@@ -65,9 +62,26 @@ function endedBy(id: string): string | undefined {
     .pop()?.by;
 }
 
-/** A create on `api` whose call settles as `outcome` says (in the ledger and registry). */
-function create(api: BrowserApi, outcome: Promise<SessionCreated>): InFlightCreate {
-  return beginCreate(api, US, () => outcome);
+/**
+ * What a reconciliation of `c` ended, from the DELETEs it sent: the lost path's (it waits for
+ * this process's other creates, then looks twice) or the exit path's (one look, no wait).
+ */
+async function reconcile(
+  c: TrackedCreate,
+  how: { waitForOthers: boolean; looks: 1 | 2 },
+): Promise<string[]> {
+  const before = service.calls('DELETE', ONE).length;
+  if (how.waitForOthers || how.looks === 2) await tracker.lost(c, 'launchRemote', lost());
+  else await tracker.endEverything(0);
+  return service
+    .calls('DELETE', ONE)
+    .slice(before)
+    .map((r) => r.url.split('/').pop() as string);
+}
+
+/** A create on `api` whose call settles as `outcome` says (in the ledger and the tracker). */
+function create(api: BrowserApi, outcome: Promise<SessionCreated>): TrackedCreate {
+  return tracker.createSent(api, US, () => outcome);
 }
 
 describe('isLostCreate', () => {
@@ -123,23 +137,19 @@ describe('reconcile', () => {
     const c = create(api, Promise.reject(lost()));
     const inLedger = service.createSession('{"country":"us"}').id;
     recordCreated(inLedger, 'http://elsewhere');
-    const handedDefault = service.createSession('{"country":"us"}').id;
-    defaultRegistry.created.add(handedDefault);
-    // A client that holds a lease is live: what its creates returned is known.
-    const other = service.api();
-    const handedOther = service.createSession('{"country":"us"}').id;
-    registryOf(other).created.add(handedOther);
-    const lease: Lease = { id: 'held', api: other, release: async () => {} };
-    registryOf(other).addLease(lease);
+    // What a create of any client here returned is known.
+    const handed = async (on: BrowserApi) => {
+      const id = service.createSession('{"country":"us"}').id;
+      const answered = { id, status: 'running', cdp_url: 'ws://x/y' } as SessionCreated;
+      await tracker.createSent(on, US, () => Promise.resolve(answered)).call;
+      return id;
+    };
+    const handedHere = await handed(api);
+    const handedOther = await handed(service.api());
     const stranger = service.createSession('{"country":"de"}').id;
-    try {
-      expect(await reconcile(c, { waitForOthers: false, looks: 1 })).toEqual([]);
-      expect(deleted()).toEqual([]);
-      expect(running().sort()).toEqual([inLedger, handedDefault, handedOther, stranger].sort());
-    } finally {
-      registryOf(other).removeLease(lease);
-      defaultRegistry.created.delete(handedDefault);
-    }
+    expect(await reconcile(c, { waitForOthers: false, looks: 1 })).toEqual([]);
+    expect(deleted()).toEqual([]);
+    expect(running().sort()).toEqual([inLedger, handedHere, handedOther, stranger].sort());
   });
 
   it('waits for the other creates on the wire (any client) first, so their sessions count as known', async () => {
@@ -169,8 +179,8 @@ describe('reconcile', () => {
     const orphan = service.createSession('{"country":"us"}').id;
     // Its own call and the other's are both still on the wire.
     expect(await reconcile(mine, { waitForOthers: false, looks: 1 })).toEqual([orphan]);
-    other.settle();
-    mine.settle();
+    tracker.refused(other);
+    tracker.refused(mine);
   });
 
   it("lists with its own 15 s timeout, not the client's short default", async () => {
@@ -210,7 +220,7 @@ describe('reconcileLostCreate', () => {
     const cause = lost();
     const c = create(api, Promise.reject(cause));
     const orphan = service.createSession('{"country":"us"}').id;
-    const err = await reconcileLostCreate(c, 'launchRemote', cause);
+    const err = await tracker.lost(c, 'launchRemote', cause);
     expect(err).toBeInstanceOf(LaunchError);
     expect(err.message).toBe(
       `launchRemote: the create request got no answer (socket hang up); the session the service created meanwhile (${orphan}) was ended. It was not retried.`,
@@ -218,7 +228,7 @@ describe('reconcileLostCreate', () => {
     expect(err.sessionId).toBe(orphan);
     expect(err.cause).toBe(cause);
     expect(openIntents()).toEqual([]);
-    expect(registryOf(api).creates()).toEqual([]);
+    expect(tracker.creates().filter((c) => c.api === api)).toEqual([]);
   });
 
   it("waits for this process's other creates first, so their sessions are not taken for its own", async () => {
@@ -228,7 +238,7 @@ describe('reconcileLostCreate', () => {
     const answer = deferred<SessionCreated>();
     create(service.api(), answer.promise);
     const theirs = service.createSession('{"country":"us"}');
-    const reconciling = reconcileLostCreate(mine, 'launchRemote', cause);
+    const reconciling = tracker.lost(mine, 'launchRemote', cause);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(service.calls('GET', SESSIONS)).toHaveLength(0);
     answer.resolve({ id: theirs.id, status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
@@ -240,7 +250,7 @@ describe('reconcileLostCreate', () => {
     const api = service.api();
     const cause = new TimeoutError('timed out after 5 ms');
     const c = create(api, Promise.reject(cause));
-    const err = await reconcileLostCreate(c, 'connect', cause);
+    const err = await tracker.lost(c, 'connect', cause);
     expect(err.message).toBe(
       'connect: the create request got no answer (timed out after 5 ms); no session was left running. It was not retried.',
     );
@@ -253,13 +263,13 @@ describe('reconcileLostCreate', () => {
     const cause = lost();
     const c = create(api, Promise.reject(cause));
     service.on('GET', SESSIONS, json(500, { error: { code: 'internal', message: 'down' } }));
-    const err = await reconcileLostCreate(c, 'launchRemote', cause);
+    const err = await tracker.lost(c, 'launchRemote', cause);
     expect(err.message).toContain(
       'reconciliation could not list the running sessions; run `remote-browser sessions reap` to be sure nothing is left running. It was not retried.',
     );
     expect(err.sessionId).toBeUndefined();
     expect(openIntents().map((i) => i.intent)).toEqual([c.intent.intent]);
-    c.settle();
+    tracker.refused(c);
   });
 });
 
@@ -276,7 +286,7 @@ describe('handOffAbandonedCreate', () => {
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
     const cause = scope.abortError('launchRemote');
-    const err = handOffAbandonedCreate(c, scope, 'launchRemote', cause);
+    const err = tracker.abandoned(c, scope, 'launchRemote', cause);
     expect(err).toBeInstanceOf(LaunchError);
     expect(err.message).toBe(
       'launchRemote: timed out after 1 ms while the service was creating the session; it will be deleted as soon as the service answers (the create was not retried)',
@@ -284,14 +294,14 @@ describe('handOffAbandonedCreate', () => {
     expect(err.cause).toBe(cause);
     const session = service.createSession('{"country":"us"}');
     let settled = false;
-    const cleanups = settledCleanups(api).then(() => {
+    const cleanups = tracker.settledCleanups(api).then(() => {
       settled = true;
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toBe(false);
     answer.resolve({ id: session.id, status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
     await cleanups;
-    await settledCleanups(api);
+    await tracker.settledCleanups(api);
     expect(deleted()).toEqual([session.id]);
     expect(endedBy(session.id)).toBe('close');
     expect(openEntries()).toEqual([]);
@@ -303,10 +313,10 @@ describe('handOffAbandonedCreate', () => {
     const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
-    handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+    tracker.abandoned(c, scope, 'launchRemote', scope.abortError('launchRemote'));
     service.on('DELETE', ONE, json(404, { error: { code: 'not_found', message: 'gone' } }));
     answer.resolve({ id: 'gone-1', status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
-    await settledCleanups(api);
+    await tracker.settledCleanups(api);
     expect(endedBy('gone-1')).toBe('gone');
   });
 
@@ -315,12 +325,12 @@ describe('handOffAbandonedCreate', () => {
     const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
-    handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+    tracker.abandoned(c, scope, 'launchRemote', scope.abortError('launchRemote'));
     answer.reject(apiError(400));
-    await settledCleanups(api);
+    await tracker.settledCleanups(api);
     expect(service.calls('GET', SESSIONS)).toHaveLength(0);
     expect(openIntents()).toEqual([]);
-    expect(registryOf(api).creates()).toEqual([]);
+    expect(tracker.creates().filter((c) => c.api === api)).toEqual([]);
   });
 
   it('a create whose late answer is lost too: reconciled (two looks), then settled', async () => {
@@ -328,10 +338,10 @@ describe('handOffAbandonedCreate', () => {
     const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
-    handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+    tracker.abandoned(c, scope, 'launchRemote', scope.abortError('launchRemote'));
     const orphan = service.createSession('{"country":"us"}').id;
     answer.reject(lost());
-    await settledCleanups(api);
+    await tracker.settledCleanups(api);
     expect(deleted()).toEqual([orphan]);
     expect(pauses).toEqual([2000]);
     expect(service.calls('GET', SESSIONS)).toHaveLength(2);
@@ -343,7 +353,7 @@ describe('handOffAbandonedCreate', () => {
     const late = deferred<SessionCreated>();
     const c = create(api, late.promise);
     const scope = await scopeTimedOut();
-    handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+    tracker.abandoned(c, scope, 'launchRemote', scope.abortError('launchRemote'));
     const answer = deferred<SessionCreated>();
     create(service.api(), answer.promise);
     const theirs = service.createSession('{"country":"us"}');
@@ -351,7 +361,7 @@ describe('handOffAbandonedCreate', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(service.calls('GET', SESSIONS)).toHaveLength(0);
     answer.resolve({ id: theirs.id, status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
-    await settledCleanups(api);
+    await tracker.settledCleanups(api);
     expect(service.calls('GET', SESSIONS)).toHaveLength(2);
     expect(running()).toEqual([theirs.id]);
   });
@@ -362,12 +372,12 @@ describe('handOffAbandonedCreate', () => {
     const answer = deferred<SessionCreated>();
     const c = create(api, answer.promise);
     const scope = await scopeTimedOut();
-    handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+    tracker.abandoned(c, scope, 'launchRemote', scope.abortError('launchRemote'));
     // Neither waits for the clean-up still held on `api`.
-    await expect(settledCleanups(other)).resolves.toBeUndefined();
-    await expect(settledCleanups(service.api())).resolves.toBeUndefined();
+    await expect(tracker.settledCleanups(other)).resolves.toBeUndefined();
+    await expect(tracker.settledCleanups(service.api())).resolves.toBeUndefined();
     answer.reject(apiError(400));
-    await expect(settledCleanups(api)).resolves.toBeUndefined();
+    await expect(tracker.settledCleanups(api)).resolves.toBeUndefined();
     expect(openIntents()).toEqual([]);
   });
 });
@@ -394,9 +404,9 @@ describe('what the background clean-ups leave for DEBUG=remote-browser:launch', 
     const scope = callScope({ timeout: 1 }, 1, 'launchRemote');
     await eventually(() => scope.signal.aborted, 5000, 'the timeout');
     const handOff = await traced(async () => {
-      handOffAbandonedCreate(c, scope, 'launchRemote', scope.abortError('launchRemote'));
+      tracker.abandoned(c, scope, 'launchRemote', scope.abortError('launchRemote'));
       answer.resolve({ id: 'late-1', status: 'running', cdp_url: 'ws://x/y' } as SessionCreated);
-      await settledCleanups(api);
+      await tracker.settledCleanups(api);
     });
     expect(handOff).toContain(
       'remote-browser:launch deleting session late-1: its launch gave up while it was being created',
@@ -410,10 +420,10 @@ describe('what the background clean-ups leave for DEBUG=remote-browser:launch', 
     expect(await traced(() => reconcile(lostOne, { waitForOthers: false, looks: 1 }))).toEqual([]);
 
     service.on('GET', SESSIONS, json(500, { error: { code: 'internal', message: 'down' } }));
-    const failed = await traced(() => reconcileLostCreate(lostOne, 'launchRemote', lost()));
+    const failed = await traced(() => tracker.lost(lostOne, 'launchRemote', lost()));
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatch(/^remote-browser:launch reconciliation failed: GET .*→ 500/);
-    lostOne.settle();
+    tracker.refused(lostOne);
   });
 
   it('names every session it ended, comma-separated, in the trace and in the launch error', async () => {
@@ -424,7 +434,7 @@ describe('what the background clean-ups leave for DEBUG=remote-browser:launch', 
     const b = service.createSession('{"country":"us"}').id;
     let err: Error | undefined;
     const trace = await traced(async () => {
-      err = await reconcileLostCreate(c, 'launchRemote', cause);
+      err = await tracker.lost(c, 'launchRemote', cause);
     });
     expect(trace).toEqual([`remote-browser:launch reconciled: ended ${a}, ${b}`]);
     expect(err?.message).toContain(
@@ -440,11 +450,11 @@ describe('settledCleanups with several hand-offs on one client', () => {
     const second = deferred<SessionCreated>();
     const scope = callScope({ timeout: 1 }, 1, 'launchRemote');
     await eventually(() => scope.signal.aborted, 5000, 'the timeout');
-    handOffAbandonedCreate(create(api, first.promise), scope, 'x', scope.abortError('x'));
-    handOffAbandonedCreate(create(api, second.promise), scope, 'x', scope.abortError('x'));
+    tracker.abandoned(create(api, first.promise), scope, 'x', scope.abortError('x'));
+    tracker.abandoned(create(api, second.promise), scope, 'x', scope.abortError('x'));
     second.reject(apiError(400));
     let settled = false;
-    const waiting = settledCleanups(api).then(() => {
+    const waiting = tracker.settledCleanups(api).then(() => {
       settled = true;
     });
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -7,13 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserApi, ValidationResult } from '../../src/browser-api/index.js';
 import { PreflightError } from '../../src/launch/errors.js';
-import { ownClient } from '../../src/launch/launch-registry.js';
 import {
   checkTargeting,
   clearPreflightCache,
   preflight,
   preflightKey,
 } from '../../src/launch/preflight.js';
+import { ownClient } from '../../src/launch/tracker.js';
 
 type Place = { code: string; name: string };
 interface Lists {

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi, type Profile } from '../../src/browser-api/index.js';
 import { RateLimitError } from '../../src/http/errors.js';
 import { ProfileLimitError } from '../../src/launch/errors.js';
-import { ownClient } from '../../src/launch/launch-registry.js';
 import { ensureProfile, findOrCreateProfile } from '../../src/launch/profiles.js';
+import { ownClient } from '../../src/launch/tracker.js';
 import { json, startTestServer } from '../helpers/http-server.js';
 import { rejection } from '../helpers/rejection.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
-import { observeRegistries } from '../../src/launch/launch-registry.js';
 import { openEntries } from '../../src/launch/ledger.js';
 import { openSession } from '../../src/launch/open-session.js';
 import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
+import { tracker } from '../../src/launch/tracker.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { gate, heldUntil, TOKEN, useFakeService } from './fake-service.js';
@@ -16,12 +16,9 @@ describe('SessionLease', () => {
     const api = service.api();
     const { id } = service.createSession('');
     const lease = new SessionLease(api, id);
-    const released: string[] = [];
-    lease.onReleased(() => released.push(id));
     await Promise.all([lease.release(), lease.release()]);
     await lease.release();
     expect(service.calls('DELETE', DELETES)).toHaveLength(1);
-    expect(released).toEqual([id]);
     expect(lease.active).toBe(false);
     expect(openEntries().map((e) => e.id)).not.toContain(id);
   });
@@ -49,7 +46,7 @@ describe('SessionLease', () => {
     const api = service.api();
     const { id } = service.createSession('');
     const events: string[] = [];
-    const unsubscribe = observeRegistries({
+    const unsubscribe = tracker.observe({
       lease: (lease, event) => events.push(`${lease.id} ${event}`),
     });
     const uninstall = installExitHooks({ signals: [] });
@@ -76,7 +73,7 @@ describe('SessionLease', () => {
     await lease.release();
     await releaseAll();
     expect(service.calls('DELETE', DELETES)).toHaveLength(0);
-    expect(lease.settled).toBe(true);
+    expect(lease.active).toBe(false);
     expect(openEntries().map((e) => e.id)).not.toContain(id);
   });
 
@@ -100,17 +97,6 @@ describe('SessionLease', () => {
     expect([a, b, kept].filter((lease) => lease.active)).toEqual([]);
   });
 
-  it('is settled only once release() or keep() was called', async () => {
-    const api = service.api();
-    const released = new SessionLease(api, service.createSession('').id);
-    const kept = new SessionLease(api, service.createSession('').id);
-    expect([released.settled, kept.settled]).toEqual([false, false]);
-    const releasing = released.release();
-    kept.keep();
-    expect([released.settled, kept.settled]).toEqual([true, true]);
-    await releasing;
-  });
-
   it('keep() during a release in flight does not drop the lease before its DELETE is done', async () => {
     const api = service.api();
     const hold = gate();
@@ -121,7 +107,7 @@ describe('SessionLease', () => {
     );
     const lease = new SessionLease(api, service.createSession('').id);
     const events: string[] = [];
-    const unsubscribe = observeRegistries({
+    const unsubscribe = tracker.observe({
       lease: (l, event) => {
         if (l === lease) events.push(event);
       },

@@ -3,16 +3,26 @@
  * what it spawns and with which environment, the once-per-process rule, a clean stop, and (the
  * parent's death, seen from the child: the channel closing without a goodbye) the child ending
  * what the parent held. A parent really SIGKILLed is in leak-paths.child.test.ts and the exit
- * matrix.
+ * matrix. Then, in-process, what the child hears (`feedWatchdog`): what the tracker holds when it
+ * starts, then each change, in the messages watchdog-mirror.ts reads.
  */
 import type { ChildProcess, spawn as Spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { SessionCreated } from '../../src/browser-api/index.js';
 import { ledgerPath } from '../../src/launch/ledger.js';
 import { SessionLease } from '../../src/launch/session-lease.js';
-import { startWatchdog, type Watchdog, watchdogCommand } from '../../src/launch/watchdog.js';
+import { tracker } from '../../src/launch/tracker.js';
+import {
+  feedWatchdog,
+  startWatchdog,
+  type Watchdog,
+  watchdogCommand,
+} from '../../src/launch/watchdog.js';
+import type { WatchdogMessage } from '../../src/launch/watchdog-mirror.js';
+import { deferred } from '../helpers/deferred.js';
 import { TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-watchdog-');
@@ -159,5 +169,113 @@ describe('watchdogCommand', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+const created = (id: string) => ({ id, status: 'running', cdp_url: 'ws://x/y' }) as SessionCreated;
+
+describe('feedWatchdog', () => {
+  it('first sends what every client holds: its leases and its creates, targeting only', async () => {
+    const first = service.api();
+    const second = service.api();
+    const lease = new SessionLease(first, service.createSession('').id);
+    const answer = deferred<SessionCreated>();
+    const create = tracker.createSent(
+      second,
+      { country: 'us', proxy_password: 'pw' } as never,
+      () => answer.promise,
+    );
+    const messages: WatchdogMessage[] = [];
+    const stop = feedWatchdog((m) => messages.push(m));
+    try {
+      expect(messages).toContainEqual({ add: lease.id });
+      expect(messages).toContainEqual({
+        intent: {
+          intent: create.intent.intent,
+          at: create.intent.at,
+          targeting: { country: 'us' },
+        },
+      });
+      expect(messages).toHaveLength(2);
+      // Never the origin or the pid, let alone a secret.
+      expect(JSON.stringify(messages)).not.toMatch(/pw|origin|pid|127\.0\.0\.1/);
+    } finally {
+      stop();
+      answer.resolve(created(service.createSession('').id));
+      await create.call;
+      await lease.release();
+    }
+  });
+
+  it('then each change: a create, its session in the message that settles it, a release', async () => {
+    const api = service.api();
+    const messages: WatchdogMessage[] = [];
+    const stop = feedWatchdog((m) => messages.push(m));
+    try {
+      const answer = deferred<SessionCreated>();
+      const create = tracker.createSent(api, { country: 'de' } as never, () => answer.promise);
+      expect(messages).toEqual([
+        {
+          intent: {
+            intent: create.intent.intent,
+            at: create.intent.at,
+            targeting: { country: 'de' },
+          },
+        },
+      ]);
+      const { id } = service.createSession('');
+      answer.resolve(created(id));
+      await create.call;
+      await Promise.resolve();
+      expect(messages[1]).toEqual({ settled: create.intent.intent, add: id });
+      const lease = new SessionLease(api, id);
+      await lease.release();
+      // The lease opens and closes; the DELETE's end arrives too (idempotent on the other side).
+      expect(messages.slice(2)).toEqual([{ add: id }, { remove: id }, { remove: id }]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('a create that fails settles without a session', async () => {
+    const api = service.api();
+    const messages: WatchdogMessage[] = [];
+    const stop = feedWatchdog((m) => messages.push(m));
+    try {
+      const answer = deferred<SessionCreated>();
+      const create = tracker.createSent(api, {} as never, () => answer.promise);
+      answer.reject(new Error('no answer'));
+      await create.call.catch(() => {});
+      tracker.refused(create);
+      // Strict: no `add` key at all, not even undefined.
+      expect(messages).toStrictEqual([
+        { intent: { intent: create.intent.intent, at: create.intent.at, targeting: {} } },
+        { settled: create.intent.intent },
+      ]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('a session ended with no lease (an abandoned create) leaves the mirror', async () => {
+    const api = service.api();
+    const { id } = service.createSession('');
+    const messages: WatchdogMessage[] = [];
+    const stop = feedWatchdog((m) => messages.push(m));
+    try {
+      await tracker.end(api, id, 'close', { timeout: 5000 });
+      expect(messages).toEqual([{ remove: id }]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('sends nothing after the returned function is called', async () => {
+    const api = service.api();
+    const messages: WatchdogMessage[] = [];
+    feedWatchdog((m) => messages.push(m))();
+    const lease = new SessionLease(api, service.createSession('').id);
+    await lease.release();
+    expect(messages).toEqual([]);
   });
 });
