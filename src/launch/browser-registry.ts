@@ -17,6 +17,20 @@ export function sessionOf(browser: object): RemoteSessionInfo {
   return opened.info;
 }
 
+/** True while the browser's connection has dropped without close() and its session may be kept. */
+export function wasDropped(browser: object): boolean {
+  return sessions.get(browser)?.wasDropped() ?? false;
+}
+
+/**
+ * The session id of a browser whose connection dropped and whose session is kept for a
+ * re-attach (waits for the service's answer on the drop); undefined otherwise. For the pools.
+ */
+export async function keptSessionOf(browser: object): Promise<string | undefined> {
+  const opened = sessions.get(browser);
+  return opened && (await opened.keptAfterDrop()) ? opened.info.id : undefined;
+}
+
 /**
  * Resolves with the recording files once the browser is closed and the recording is published
  * and downloaded (launched with `recording: { dir }`).

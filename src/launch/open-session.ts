@@ -15,7 +15,7 @@ import { LaunchError } from './errors.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
-import { DEFAULT_RECONNECT_WINDOW_MS, handleDrop, takeKept } from './reconnect-window.js';
+import { DEFAULT_RECONNECT_WINDOW_MS, handleDrop, isKept, takeKept } from './reconnect-window.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
 import { SessionLease } from './session-lease.js';
@@ -49,6 +49,13 @@ export interface OpenedSession {
   dropped(): void;
   /** Notes CDP activity the adapter saw (the idle-timeout inference's input). */
   touch(): void;
+  /**
+   * Once the drop (if any) is decided: whether the session is kept for a re-attach now. False
+   * for a browser that did not drop, was closed, or whose session ended.
+   */
+  keptAfterDrop(): Promise<boolean>;
+  /** True while the connection has dropped without close() and the session is not yet ended. */
+  wasDropped(): boolean;
   /** The adapter could not connect: delete the session and build the error to throw. */
   abandon(error: unknown): Promise<LaunchError>;
   /** Resolves after finish() with the downloaded recordings, when `recording` was asked for. */
@@ -204,7 +211,7 @@ function leaseSession({
   const info = sessionInfo(api, created.id, connection);
   const leasedAt = Date.now();
   let lastActivityMs = leasedAt;
-  let dropHandled = false;
+  let dropDecided: Promise<void> | undefined;
   const report = (end: SessionEnd) => {
     (info as { endReason?: SessionEnd }).endReason = end;
     warnEnd(end);
@@ -285,12 +292,11 @@ function leaseSession({
       );
     },
     dropped() {
-      if (finishing || dropHandled) return;
-      dropHandled = true;
+      if (finishing || dropDecided) return;
       const windowMs = options.keepSession
         ? 0
         : (options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS);
-      void handleDrop({
+      dropDecided = handleDrop({
         api,
         id: created.id,
         windowMs,
@@ -318,6 +324,12 @@ function leaseSession({
           return slot;
         },
       }).catch((error: unknown) => debug(`session ${created.id}: ${(error as Error).message}`));
+    },
+    wasDropped: () => dropDecided !== undefined && finishing === undefined,
+    async keptAfterDrop() {
+      if (!dropDecided) return false;
+      await dropDecided;
+      return finishing === undefined && isKept(created.id);
     },
     touch() {
       lastActivityMs = Date.now();

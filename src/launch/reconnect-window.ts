@@ -121,3 +121,8 @@ async function endQuietly(dropped: Dropped): Promise<void> {
       debug(`deleting session ${dropped.id} after a drop failed: ${(error as Error).message}`),
     );
 }
+
+/** Whether `id` is kept after a drop, waiting for a re-attach. */
+export function isKept(id: string): boolean {
+  return kept.has(id);
+}

@@ -136,7 +136,7 @@ describe('SessionPool.launch() edges', () => {
       /^SessionPool: closed while launch\(\) was waiting/,
     );
     expect([taken.closes, replacement.closes]).toEqual([1, 1]);
-    expect(pool.stats).toEqual({ created: 2, handedOut: 0, discarded: 2, warm: 0 });
+    expect(pool.stats).toEqual({ created: 2, handedOut: 0, discarded: 2, reattached: 0, warm: 0 });
   });
 
   it('close() right after launch() took a ready warm session ends it instead of handing it out', async () => {
@@ -162,7 +162,7 @@ describe('SessionPool.launch() edges', () => {
     const taking = pool.launch();
     fake.finish();
     await taking;
-    expect(pool.stats).toEqual({ created: 1, handedOut: 1, discarded: 0, warm: 0 });
+    expect(pool.stats).toEqual({ created: 1, handedOut: 1, discarded: 0, reattached: 0, warm: 0 });
   });
 
   it('Symbol.asyncDispose closes the pool', async () => {
@@ -274,7 +274,12 @@ describe('checkPoolOptions edges', () => {
 });
 
 describe('createPool', () => {
-  const browsers = { close: async (b: FakeBrowser) => void b.closes++, isAlive: () => true };
+  const browsers = {
+    close: async (b: FakeBrowser) => void b.closes++,
+    isAlive: () => true,
+    reattach: async () => undefined,
+    dropped: () => false,
+  };
 
   it('checks the pool options before launching anything, naming createSessionPool', () => {
     const launch = vi.fn();

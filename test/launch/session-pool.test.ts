@@ -22,6 +22,45 @@ describe('SessionPool', () => {
     expect(pool.stats).toMatchObject({ created: 1, handedOut: 1, warm: 1 });
   });
 
+  it('re-attaches a handed-out browser whose connection dropped instead of launching a new session', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    fake.finish();
+    await tick();
+    const taken = await pool.launch();
+    taken.alive = false;
+    taken.kept = true;
+    const again = await pool.launch();
+    expect(again).not.toBe(taken);
+    expect(again.id).toBe(taken.id);
+    expect(pool.stats).toMatchObject({ created: 1, handedOut: 2, reattached: 1 });
+    // The refill started at the first hand-out is still the only launch asked for.
+    expect(fake.pending).toHaveLength(1);
+  });
+
+  it('re-attaches a warm session that dropped, and discards one whose session ended', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const warm = fake.finish();
+    await tick();
+    warm.alive = false;
+    warm.kept = true;
+    const taken = await pool.launch();
+    expect(taken.id).toBe(warm.id);
+    expect(pool.stats).toMatchObject({ reattached: 1, discarded: 0 });
+
+    const next = fake.finish();
+    await tick();
+    next.alive = false;
+    next.droppedEnded = true;
+    const launching = pool.launch();
+    await tick();
+    await tick();
+    expect(pool.stats.discarded).toBe(1);
+    fake.finish(fake.pending.findIndex((p) => p.waitForSlot === false));
+    expect((await launching).id).not.toBe(next.id);
+  });
+
   it('waits for a session still warming rather than launching another', async () => {
     const fake = fakeDriver();
     const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
