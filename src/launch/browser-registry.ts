@@ -1,4 +1,5 @@
 /** Native browser object → its remote session, for `sessionOf()` and `recordingOf()`. */
+import type { SessionEnd } from './end-reason.js';
 import { LaunchError } from './errors.js';
 import type { OpenedSession } from './open-session.js';
 import type { RecordingDownload } from './recordings.js';
@@ -29,6 +30,17 @@ export function wasDropped(browser: object): boolean {
 export async function keptSessionOf(browser: object): Promise<string | undefined> {
   const opened = sessions.get(browser);
   return opened && (await opened.keptAfterDrop()) ? opened.info.id : undefined;
+}
+
+/**
+ * Why the browser's session went away without its close(), once the service has answered on
+ * a drop (undefined when it did not go away, or the browser is not ours).
+ */
+export async function sessionEndOf(browser: object): Promise<SessionEnd | undefined> {
+  const opened = sessions.get(browser);
+  if (!opened) return undefined;
+  await opened.keptAfterDrop();
+  return opened.info.endReason;
 }
 
 /**
