@@ -23,7 +23,6 @@ export type { RecordingDownload } from './recordings.js';
 export type { RemoteSessionInfo } from './session-info.js';
 export { SessionLease } from './session-lease.js';
 export {
-  SESSION_OPTION_KEYS,
   toValidateParams,
   toWireSession,
   type WireSessionFields,

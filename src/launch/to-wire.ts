@@ -52,9 +52,3 @@ export function toValidateParams(wire: WireSessionFields): Record<string, string
   }
   return out;
 }
-
-/** Names of the connector options (so adapters can split them from their library's options). */
-export const SESSION_OPTION_KEYS: ReadonlySet<string> = new Set([
-  ...Object.keys(FIELDS),
-  'profile',
-]);

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setDebugSink } from '../../src/http/debug.js';
 import { RequestValidationError } from '../../src/http/errors.js';
-import { checkPoolOptions, SessionPool } from '../../src/launch/session-pool.js';
-import { fakeDriver, rateLimited, tick } from './pool-driver.js';
+import { LaunchError } from '../../src/launch/errors.js';
+import { checkPoolOptions, createPool, SessionPool } from '../../src/launch/session-pool.js';
+import { setEnv } from '../helpers/env.js';
+import { type FakeBrowser, fakeDriver, rateLimited, tick } from './pool-driver.js';
 
 describe('SessionPool', () => {
   it('warms `size` sessions at once, without waiting for a slot', () => {
@@ -180,5 +183,324 @@ describe('checkPoolOptions', () => {
       size: 1,
       maxWarmAgeMs: 60_000,
     });
+  });
+});
+
+// Fake timers for the refill backoff only: setImmediate (tick) stays real.
+const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Closes the pool, finishing the warm launches still pending so that close() can end them. */
+async function closeAll(pool: SessionPool<FakeBrowser>, fake: ReturnType<typeof fakeDriver>) {
+  const closing = pool.close();
+  while (fake.pending.length) fake.finish();
+  await closing;
+}
+
+describe('SessionPool refill backoff', () => {
+  it('after failed warm launches waits 2, 4, 8, 16, then at most 30 s, and starts over after a success', async () => {
+    fakeClock();
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 600_000 });
+    for (const wait of [2000, 4000, 8000, 16_000, 30_000, 30_000]) {
+      fake.fail(new Error('boom'));
+      await tick();
+      await vi.advanceTimersByTimeAsync(wait - 1);
+      expect(fake.pending).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(fake.pending).toHaveLength(1);
+    }
+    fake.finish();
+    await tick();
+    await pool.launch();
+    fake.fail(new Error('boom'));
+    await tick();
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(fake.pending).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([false]);
+    await closeAll(pool, fake);
+  });
+
+  it('launches on demand while backing off, and warms again only when the backoff ends', async () => {
+    fakeClock();
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 600_000 });
+    fake.fail(new Error('boom'));
+    await tick();
+    const taking = pool.launch();
+    const browser = fake.finish();
+    expect(await taking).toBe(browser);
+    expect(pool.stats).toMatchObject({ created: 1, handedOut: 1, warm: 0 });
+    expect(fake.pending).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([false]);
+    expect(pool.stats.warm).toBe(1);
+  });
+
+  it('a backoff ends on its timer even when the pool clock stands still', async () => {
+    fakeClock();
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 600_000, now: () => 0 });
+    fake.fail(new Error('boom'));
+    await tick();
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(fake.pending).toHaveLength(1);
+    await closeAll(pool, fake);
+  });
+
+  it.each([
+    ['a 429', rateLimited],
+    ['a launch error caused by a 429', () => new Error('launch failed', { cause: rateLimited() })],
+  ])('after %s never warms again, however long it waits', async (_, error) => {
+    fakeClock();
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 2, maxWarmAgeMs: 600_000 });
+    fake.fail(error());
+    await tick();
+    await vi.advanceTimersByTimeAsync(120_000);
+    // Only the second warm launch, started before the 429, is still pending.
+    expect(fake.pending).toHaveLength(1);
+    fake.finish();
+    await tick();
+    await pool.launch();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(fake.pending).toHaveLength(0);
+  });
+});
+
+describe('SessionPool.launch() edges', () => {
+  it('when the warm session it waits for fails, takes the replacement instead of launching anew', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const taking = pool.launch();
+    // The taken warm launch and its replacement.
+    expect(fake.pending).toHaveLength(2);
+    fake.fail(new Error('boom'), 0);
+    await tick();
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([false]);
+    const replacement = fake.finish();
+    expect(await taking).toBe(replacement);
+    expect(pool.stats).toMatchObject({ created: 1, handedOut: 1, discarded: 0 });
+    await closeAll(pool, fake);
+  });
+
+  it('hands out a warm session exactly maxWarmAgeMs old, and measures age from its own launch', async () => {
+    const fake = fakeDriver();
+    let now = 10_000;
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 1000, now: () => now });
+    const warm = fake.finish();
+    await tick();
+    now = 11_000;
+    expect(await pool.launch()).toBe(warm);
+    expect(warm.closes).toBe(0);
+    await closeAll(pool, fake);
+  });
+
+  it('close() while launch() waits for a warming session: both sessions end, launch() rejects and launches nothing', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const taking = pool.launch();
+    taking.catch(() => {});
+    const closing = pool.close();
+    const taken = fake.finish(0);
+    const replacement = fake.finish(0);
+    await closing;
+    await tick();
+    expect(fake.pending).toHaveLength(0);
+    const err = await taking.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect((err as LaunchError).message).toMatch(
+      /^SessionPool: closed while launch\(\) was waiting/,
+    );
+    expect([taken.closes, replacement.closes]).toEqual([1, 1]);
+    expect(pool.stats).toEqual({ created: 2, handedOut: 0, discarded: 2, reattached: 0, warm: 0 });
+  });
+
+  it('close() right after launch() took a ready warm session ends it instead of handing it out', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const warm = fake.finish();
+    await tick();
+    const taking = pool.launch();
+    taking.catch(() => {});
+    const closing = pool.close();
+    await expect(taking).rejects.toThrow(/closed while launch\(\) was waiting/);
+    expect(warm.closes).toBe(1);
+    fake.finish();
+    await closing;
+    expect(pool.stats).toMatchObject({ handedOut: 0, discarded: 2 });
+  });
+
+  it('counts an on-demand launch as created', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    fake.fail(rateLimited());
+    await tick();
+    const taking = pool.launch();
+    fake.finish();
+    await taking;
+    expect(pool.stats).toEqual({ created: 1, handedOut: 1, discarded: 0, reattached: 0, warm: 0 });
+  });
+
+  it('Symbol.asyncDispose closes the pool', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const warm = fake.finish();
+    await tick();
+    await pool[Symbol.asyncDispose]();
+    expect(warm.closes).toBe(1);
+    await expect(pool.launch()).rejects.toThrow(/after close/);
+    await expect(pool.launch()).rejects.toBeInstanceOf(LaunchError);
+  });
+});
+
+describe('SessionPool debug lines', () => {
+  let lines: string[];
+  let restore: () => void;
+  beforeEach(() => {
+    lines = [];
+    const previous = setDebugSink((line) => lines.push(line));
+    const restoreEnv = setEnv({ DEBUG: 'remote-browser:pool' });
+    restore = () => {
+      setDebugSink(previous);
+      restoreEnv();
+    };
+  });
+  afterEach(() => restore());
+
+  it('say why a warm session ended or why warming stopped', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 1000, now: () => now });
+    fake.finish();
+    await tick();
+    now = 5000;
+    const taking = pool.launch();
+    await tick();
+    fake.fail(new Error('boom'));
+    await tick();
+    fake.fail(rateLimited());
+    await tick();
+    fake.finish();
+    await taking;
+    expect(lines).toEqual([
+      'remote-browser:pool ending a warm session: too old or no longer connected',
+      'remote-browser:pool warming failed: boom',
+      'remote-browser:pool warming stopped: the account is at its session limit',
+    ]);
+  });
+
+  it('say when a pool closed with sessions warm or warming, and when ending one failed', async () => {
+    const fake = fakeDriver();
+    const failing = {
+      ...fake.driver,
+      close: async () => Promise.reject(new Error('gone already')),
+    };
+    const pool = new SessionPool<FakeBrowser>(failing, { size: 2, maxWarmAgeMs: 60_000 });
+    fake.finish();
+    await tick();
+    const closing = pool.close();
+    fake.finish();
+    await closing;
+    expect(lines.sort()).toEqual([
+      'remote-browser:pool ending a warm session failed: gone already',
+      'remote-browser:pool ending a warm session failed: gone already',
+      'remote-browser:pool ending a warm session: pool closed',
+      'remote-browser:pool ending a warm session: pool closed while it was warming',
+    ]);
+  });
+
+  it('say when a session taken from the pool was ended because the pool closed', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    fake.finish();
+    await tick();
+    const taking = pool.launch();
+    taking.catch(() => {});
+    const closing = pool.close();
+    await expect(taking).rejects.toThrow(/closed while/);
+    expect(lines).toEqual(['remote-browser:pool ending a warm session: pool closed']);
+    fake.finish();
+    await closing;
+  });
+});
+
+describe('checkPoolOptions edges', () => {
+  it('keeps a valid maxWarmAgeMs and rejects 0 and Infinity', () => {
+    expect(checkPoolOptions('x', { size: 2, maxWarmAgeMs: 5 })).toEqual({
+      size: 2,
+      maxWarmAgeMs: 5,
+    });
+    for (const bad of [0, Number.POSITIVE_INFINITY]) {
+      expect(() => checkPoolOptions('x', { maxWarmAgeMs: bad })).toThrow(RequestValidationError);
+    }
+  });
+
+  it('names the call, each field and the rule in its message', () => {
+    expect(() => checkPoolOptions('createSessionPool', { size: 0, maxWarmAgeMs: -1 })).toThrow(
+      'createSessionPool: invalid request: size: must be a whole number >= 1, got 0; ' +
+        'maxWarmAgeMs: must be a finite number of ms > 0, got -1',
+    );
+  });
+
+  it('falls back to the 10-minute idle timeout for an idle timeout that is 0 or not a number', () => {
+    for (const idleTimeoutMinutes of [0, -2, '2']) {
+      expect(checkPoolOptions('x', { idleTimeoutMinutes } as never).maxWarmAgeMs).toBe(300_000);
+    }
+  });
+});
+
+describe('createPool', () => {
+  const browsers = {
+    close: async (b: FakeBrowser) => void b.closes++,
+    isAlive: () => true,
+    reattach: async () => undefined,
+    dropped: () => false,
+  };
+
+  it('checks the pool options before launching anything, naming createSessionPool', () => {
+    const launch = vi.fn();
+    expect(() => createPool({ size: 0 }, launch, browsers)).toThrow(
+      /^createSessionPool: invalid request: size:/,
+    );
+    expect(launch).not.toHaveBeenCalled();
+  });
+
+  it('warms `size` sessions with the launch options minus its own, without a slot wait', async () => {
+    const calls: unknown[] = [];
+    let id = 0;
+    const pool = createPool(
+      { size: 2, maxWarmAgeMs: 1000, idleTimeoutMinutes: 4, headless: true },
+      async (options) => {
+        calls.push(options);
+        return { id: id++, alive: true, closes: 0, gone: [] } as FakeBrowser;
+      },
+      browsers,
+    );
+    expect(calls).toEqual([
+      { idleTimeoutMinutes: 4, headless: true, waitForSlot: false },
+      { idleTimeoutMinutes: 4, headless: true, waitForSlot: false },
+    ]);
+    const taken = await pool.launch();
+    expect(taken.id).toBe(0);
+    await pool.close();
+    expect(pool.stats).toMatchObject({ created: 3, handedOut: 1, discarded: 2 });
+  });
+
+  it('ends warm sessions older than half the idle timeout it was given', async () => {
+    fakeClock();
+    let id = 0;
+    const pool = createPool(
+      { idleTimeoutMinutes: 2 },
+      async () => ({ id: id++, alive: true, closes: 0, gone: [] }) as FakeBrowser,
+      browsers,
+    );
+    await vi.advanceTimersByTimeAsync(60_001);
+    const taken = await pool.launch();
+    expect(taken.id).toBe(1);
+    await pool.close();
   });
 });
