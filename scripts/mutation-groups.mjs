@@ -9,7 +9,12 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 
 const GROUPS = {
   webhook: ['src/account-api/webhook-signature.ts'],
-  lease: ['src/launch/session-lease.ts', 'src/launch/tracker.ts'],
+  lease: [
+    'src/launch/session-lease.ts',
+    'src/launch/tracker.ts',
+    'src/launch/reconnect-window.ts',
+    'src/launch/end-reason.ts',
+  ],
   retry: ['src/http/retry-policy.ts', 'src/http/retry-after.ts', 'src/http/redact.ts'],
   lifecycle: [
     'src/emulator/browser-service/session-lifecycle.ts',

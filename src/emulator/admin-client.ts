@@ -34,6 +34,10 @@ export interface EmulatorState {
   profiles: number;
   accounts: number;
   pendingFaults: number;
+  /** Connection cuts made (admin `cutConnections()` and the flaky mode), each counting one session. */
+  connectionCuts: number;
+  /** The flaky mode's mean interval in ms, or null when off. */
+  flakyMeanIntervalMs: number | null;
   recordingsAvailable: boolean;
   recordingsOffReason?: string;
   version: string;
@@ -61,6 +65,18 @@ export interface AdminClient {
     sizeBytes: number;
     accountId?: string;
   }): Promise<{ sessionId: string; recordingId: string }>;
+  /**
+   * Cuts the clients' websockets (cdp_url and debugger_address) of one running session, or of
+   * every session when no id is given, as a network fault would; the sessions and their
+   * Chromium keep running. Resolves with how many sessions and sockets were cut; rejects (404)
+   * for a session that is not running.
+   */
+  cutConnections(sessionId?: string): Promise<{ sessions: number; sockets: number }>;
+  /**
+   * Turns the "flaky network" mode on (a cut of one random session's connections at random
+   * intervals of this mean, in ms of real time) or off (`null`).
+   */
+  setFlaky(meanIntervalMs: number | null): Promise<void>;
   state(): Promise<EmulatorState>;
   /**
    * Puts `host` on the emulator's internet, served by `target` (an http:// or https:// origin,
@@ -105,6 +121,11 @@ export function createAdminClient(origin: string, ca?: string): AdminClient {
       await call('DELETE', '/faults');
     },
     addRecording: (input) => call('POST', '/recordings', input),
+    cutConnections: (sessionId) =>
+      call('POST', '/cut', sessionId === undefined ? {} : { sessionId }),
+    setFlaky: async (meanIntervalMs) => {
+      await call('POST', '/flaky', { meanIntervalMs });
+    },
     state: () => call('GET', '/state'),
     publish: async (host, target) =>
       (await call<{ sites: Record<string, string> }>('POST', '/internet', { host, target })).sites,

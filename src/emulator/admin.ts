@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { VERSION } from '../version.js';
 import type { Account } from './browser-service/model.js';
+import type { BrowserService } from './browser-service/service.js';
 import type { Store } from './browser-service/store.js';
 import type { EmulatorClock } from './clock.js';
 import { type Internet, siteIssue } from './network/internet.js';
@@ -27,6 +28,8 @@ export interface AdminDeps {
     accountId: string,
     sizeBytes: number,
   ): Promise<{ sessionId: string; recordingId: string }>;
+  /** Cuts clients' websockets, sessions kept; and the flaky mode (`connection-cuts.ts`). */
+  connections: Pick<BrowserService, 'cutConnections' | 'flaky'>;
 }
 
 export const ADMIN_PREFIX = '/_emulator';
@@ -45,6 +48,9 @@ const accountSchema = z.object({
   balance: z.number().min(0).optional(),
   limits: limitsSchema.optional(),
 });
+
+const cutSchema = z.object({ sessionId: z.string().min(1).optional() });
+const flakySchema = z.object({ meanIntervalMs: z.number().positive().finite().nullable() });
 
 const clockSchema = z.object({ advanceMs: z.number().min(0) });
 
@@ -92,6 +98,8 @@ export function emulatorState(ctx: AdminDeps) {
     profiles: store.profiles.size,
     accounts: store.accounts.size,
     pendingFaults: ctx.faults.list().length,
+    connectionCuts: ctx.connections.flaky.cuts,
+    flakyMeanIntervalMs: ctx.connections.flaky.meanIntervalMs ?? null,
     recordingsAvailable: runtime.recordingsAvailable,
     ...(runtime.recordingsOffReason ? { recordingsOffReason: runtime.recordingsOffReason } : {}),
     version: VERSION,
@@ -162,6 +170,18 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
         if (issue) throw badRequest(`Invalid admin request: ${issue.field}: ${issue.message}`);
         ctx.internet.publish(host as string, target as string);
         return { body: { sites: ctx.internet.list() } };
+      });
+      // Cuts the clients' websockets of one session (or of all); the sessions keep running.
+      r.add('POST', '/cut', async ({ body }) => {
+        const { sessionId } = parse(cutSchema, body);
+        const cut = await ctx.connections.cutConnections(sessionId);
+        if (!cut) throw notFound('Running session');
+        return { body: cut };
+      });
+      r.add('POST', '/flaky', ({ body }) => {
+        const { meanIntervalMs } = parse(flakySchema, body);
+        ctx.connections.flaky.set(meanIntervalMs ?? undefined);
+        return { body: { meanIntervalMs } };
       });
 
       r.add('GET', '/state', () => ({ body: emulatorState(ctx) }));

@@ -43,6 +43,8 @@ export function modelLine(options: EmulatorOptions): string | undefined {
   const startMs = options.sessionStartMs ?? 0;
   if (rttMs > 0) parts.push(`${rttMs} ms round trip on every exchange and connection`);
   if (startMs > 0) parts.push(`${startMs} ms per session start`);
+  const flakyMs = options.network?.flaky?.meanIntervalMs;
+  if (flakyMs) parts.push(`a connection cut every ${flakyMs} ms on average`);
   return parts.length > 0 ? `# network model: ${parts.join(', ')}` : undefined;
 }
 

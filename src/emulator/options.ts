@@ -25,6 +25,12 @@ export interface NetworkOptions {
    * on each session's `debugger_address`; default 0 (loopback as it is).
    */
   rttMs?: number;
+  /**
+   * The "flaky network" mode: the clients' websockets of one session (picked at random among
+   * those with any) are cut at random intervals of this mean, in ms of real time; the sessions
+   * keep running. For soak tests of reconnecting clients. Default off.
+   */
+  flaky?: { meanIntervalMs: number };
 }
 
 export type EmulatorLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -111,7 +117,7 @@ export interface ResolvedOptions {
   videoUrlLifetimeMs: number;
   defaultBalance: number;
   account: AccountServiceOptions;
-  network: { rttMs: number };
+  network: { rttMs: number; flaky?: { meanIntervalMs: number } };
   sessionStartMs: number;
   isolation: Isolation;
   internet: Record<string, string>;
@@ -165,7 +171,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     videoUrlLifetimeMs: videoUrlLifetimeMs ?? 10 * MINUTE,
     defaultBalance: defaultBalance ?? 1000,
     account: account ?? {},
-    network: { rttMs: milliseconds('network.rttMs', networkObject(network).rttMs) },
+    network: resolveNetwork(networkObject(network)),
     sessionStartMs: milliseconds('sessionStartMs', sessionStartMs),
     isolation: isolationMode(isolation),
     internet: internetSites(internet),
@@ -239,7 +245,8 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
     'recordingFps',
     'launchTimeoutMs',
   ],
-  network: ['rttMs'],
+  network: ['rttMs', 'flaky'],
+  'network.flaky': ['meanIntervalMs'],
   defaultLimits: ['concurrentSessions', 'profiles', 'maxDurationMinutes', 'idleTimeoutMinutes'],
   account: [
     'delay',
@@ -304,6 +311,25 @@ function networkObject(value: unknown): NetworkOptions {
     ]);
   }
   return value as NetworkOptions;
+}
+
+function resolveNetwork(network: NetworkOptions): ResolvedOptions['network'] {
+  const rttMs = milliseconds('network.rttMs', network.rttMs);
+  if (network.flaky === undefined) return { rttMs };
+  const meanIntervalMs = (network.flaky as { meanIntervalMs?: unknown } | null)?.meanIntervalMs;
+  if (
+    typeof meanIntervalMs !== 'number' ||
+    !(meanIntervalMs > 0) ||
+    !Number.isFinite(meanIntervalMs)
+  ) {
+    throw new RequestValidationError('startEmulator', [
+      {
+        path: 'network.flaky.meanIntervalMs',
+        message: `must be a finite number of milliseconds > 0 (got ${String(meanIntervalMs)})`,
+      },
+    ]);
+  }
+  return { rttMs, flaky: { meanIntervalMs } };
 }
 
 /** A duration option: absent is 0; anything but a finite number >= 0 is an error naming it. */

@@ -188,6 +188,7 @@ function adminFor(
       defaultAccountId,
       internet,
       addSyntheticRecording: browser.addSyntheticRecording,
+      connections: browser,
     },
     reset,
   );
@@ -219,6 +220,7 @@ function closeOnce(
   listening: Listening,
 ): () => Promise<void> {
   return once(async () => {
+    browser.flaky.set(undefined);
     await browser.endAll('emulator_closed');
     await account.idle();
     await parts.runtime.shutdown();

@@ -1,4 +1,5 @@
 /** Native browser object → its remote session, for `sessionOf()` and `recordingOf()`. */
+import type { SessionEnd } from './end-reason.js';
 import { LaunchError } from './errors.js';
 import type { OpenedSession } from './open-session.js';
 import type { RecordingDownload } from './recordings.js';
@@ -15,6 +16,31 @@ export function sessionOf(browser: object): RemoteSessionInfo {
   const opened = sessions.get(browser);
   if (!opened) throw new TypeError('sessionOf: this browser was not launched by remote-browser');
   return opened.info;
+}
+
+/** True while the browser's connection has dropped without close() and its session may be kept. */
+export function wasDropped(browser: object): boolean {
+  return sessions.get(browser)?.wasDropped() ?? false;
+}
+
+/**
+ * The session id of a browser whose connection dropped and whose session is kept for a
+ * re-attach (waits for the service's answer on the drop); undefined otherwise. For the pools.
+ */
+export async function keptSessionOf(browser: object): Promise<string | undefined> {
+  const opened = sessions.get(browser);
+  return opened && (await opened.keptAfterDrop()) ? opened.info.id : undefined;
+}
+
+/**
+ * Why the browser's session went away without its close(), once the service has answered on
+ * a drop (undefined when it did not go away, or the browser is not ours).
+ */
+export async function sessionEndOf(browser: object): Promise<SessionEnd | undefined> {
+  const opened = sessions.get(browser);
+  if (!opened) return undefined;
+  await opened.keptAfterDrop();
+  return opened.info.endReason;
 }
 
 /**

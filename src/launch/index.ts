@@ -1,4 +1,6 @@
-export { recordingOf, register, sessionOf } from './browser-registry.js';
+export { recordingOf, register, sessionEndOf, sessionOf } from './browser-registry.js';
+export type { SessionEnd, SessionEndReason } from './end-reason.js';
+export { SESSION_WARNING_CODES } from './end-reason.js';
 export { LaunchError, PreflightError, type PreflightIssue, ProfileLimitError } from './errors.js';
 export { type ExitHookOptions, installExitHooks } from './exit-hooks.js';
 export { cacheDir, ledgerPath } from './ledger.js';

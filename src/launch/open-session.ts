@@ -6,13 +6,16 @@
 import { BrowserApi, type SessionConnection, type SessionCreated } from '../browser-api/index.js';
 import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
 import { type BrowserConfigNeeds, resolveBrowserConfig } from '../http/config.js';
+import { createDebug } from '../http/debug.js';
 import { redact } from '../http/redact.js';
 import { sharedDispatcher } from '../http/shared-dispatcher.js';
 import { createSession } from './create-session.js';
+import { describeEnd, type SessionEnd, warnEnd } from './end-reason.js';
 import { LaunchError } from './errors.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
+import { DEFAULT_RECONNECT_WINDOW_MS, handleDrop, isKept, takeKept } from './reconnect-window.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
 import { SessionLease } from './session-lease.js';
@@ -22,6 +25,8 @@ import { ownClient, tracker } from './tracker.js';
 export type { RemoteSessionInfo } from './session-info.js';
 
 import { toWireSession } from './to-wire.js';
+
+const debug = createDebug('launch');
 
 export interface OpenedSession {
   readonly info: RemoteSessionInfo;
@@ -36,6 +41,21 @@ export interface OpenedSession {
    * `keepSession` or `keep`), then starts the recording download. The first call decides.
    */
   finish(keep?: boolean): Promise<void>;
+  /**
+   * The adapter's 'disconnected' without close(): a drop, not a close (reconnect-window.ts). The
+   * session is kept for `reconnectWindowMs` when the service says it still runs, else ended;
+   * either way `info.endReason` and a warning say why.
+   */
+  dropped(): void;
+  /** Notes CDP activity the adapter saw (the idle-timeout inference's input). */
+  touch(): void;
+  /**
+   * Once the drop (if any) is decided: whether the session is kept for a re-attach now. False
+   * for a browser that did not drop, was closed, or whose session ended.
+   */
+  keptAfterDrop(): Promise<boolean>;
+  /** True while the connection has dropped without close() and the session is not yet ended. */
+  wasDropped(): boolean;
   /** The adapter could not connect: delete the session and build the error to throw. */
   abandon(error: unknown): Promise<LaunchError>;
   /** Resolves after finish() with the downloaded recordings, when `recording` was asked for. */
@@ -114,6 +134,8 @@ export async function adoptSession(
     throw new LaunchError(`${what}: sessionId must be a non-empty string`);
   const { api, ownsApi } = await clientFor(options);
   const scope = launchScope(options);
+  // A session kept after a drop: out of its window now, this launch's from its lease on.
+  const previous = takeKept(sessionId);
   try {
     const connection = await api.sessions.connection(sessionId, {
       signal: scope.signal,
@@ -129,10 +151,30 @@ export async function adoptSession(
       cdp_url: connection.cdp_url,
       status: 'running',
     } as SessionCreated;
-    return leaseSession({ api, ownsApi, scope, created, connection, options, what });
+    // The hand-off and the new lease with nothing awaited between: the session is never
+    // uncovered, and the new lease holds the slot the launch's create took.
+    const slot = previous?.handOff();
+    return leaseSession({
+      api,
+      ownsApi,
+      scope,
+      created,
+      connection,
+      options,
+      what,
+      reattach: previous !== undefined,
+      adopted: true,
+      ...(slot ? { slot } : {}),
+    });
   } catch (error) {
     scope.dispose();
     if (ownsApi) await api.close();
+    if (previous) {
+      previous.report(
+        describeEnd(sessionId, 'reattach_failed', { error: redact(messageOf(error)) }),
+      );
+      await previous.end().catch(() => {});
+    }
     throw error;
   }
 }
@@ -147,6 +189,10 @@ interface LeaseInput {
   connection: SessionConnection | Promise<SessionConnection | undefined> | undefined;
   options: LaunchRemoteOptions;
   what: string;
+  /** connectRemote() of a session kept after a drop: a failed connect says so. */
+  reattach?: boolean;
+  /** connectRemote(): this process did not see the session's create. */
+  adopted?: boolean;
 }
 
 function leaseSession({
@@ -158,9 +204,18 @@ function leaseSession({
   connection,
   options,
   what,
+  reattach = false,
+  adopted = false,
 }: LeaseInput): OpenedSession {
   const lease = new SessionLease(api, created.id, slot);
   const info = sessionInfo(api, created.id, connection);
+  const leasedAt = Date.now();
+  let lastActivityMs = leasedAt;
+  let dropDecided: Promise<void> | undefined;
+  const report = (end: SessionEnd) => {
+    (info as { endReason?: SessionEnd }).endReason = end;
+    warnEnd(end);
+  };
 
   const recordingDone =
     options.recording && !options.keepSession ? deferred<RecordingDownload>() : undefined;
@@ -227,6 +282,7 @@ function leaseSession({
       // A session still running keeps its client, for the exit hooks and a later close().
       if (ownsApi && deleted) await api.close();
       recordingDone?.reject(new LaunchError(`${what}: no recording: the connect failed`));
+      if (reattach) report(describeEnd(created.id, 'reattach_failed', { error: reason }));
       return new LaunchError(
         `${what}: could not connect to session ${created.id}: ${reason}; ${cleanup}`,
         {
@@ -234,6 +290,49 @@ function leaseSession({
           sessionId: created.id,
         },
       );
+    },
+    dropped() {
+      if (finishing || dropDecided) return;
+      const windowMs = options.keepSession
+        ? 0
+        : (options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS);
+      dropDecided = handleDrop({
+        api,
+        id: created.id,
+        windowMs,
+        limits: options,
+        activity: {
+          sinceLeaseMs: lastActivityMs - leasedAt,
+          launched: !adopted,
+          atMs: lastActivityMs,
+        },
+        stillDropped: () => finishing === undefined,
+        report,
+        end: () => finish(),
+        lease,
+        handOff() {
+          if (finishing) return undefined;
+          finishing = Promise.resolve();
+          scope.dispose();
+          const slot = lease.handOff();
+          recordingDone?.reject(
+            new LaunchError(
+              `${what}: the session was re-attached: its recording follows the new browser`,
+            ),
+          );
+          if (ownsApi) void api.close();
+          return slot;
+        },
+      }).catch((error: unknown) => debug(`session ${created.id}: ${(error as Error).message}`));
+    },
+    wasDropped: () => dropDecided !== undefined && finishing === undefined,
+    async keptAfterDrop() {
+      if (!dropDecided) return false;
+      await dropDecided;
+      return finishing === undefined && isKept(created.id);
+    },
+    touch() {
+      lastActivityMs = Date.now();
     },
     recording: recordingDone?.promise,
     connected: () => scope.dispose(),

@@ -85,6 +85,7 @@ function build(z: typeof Z) {
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       })
       .optional(),
+    reconnectWindowMs: ms.optional(),
     recording: z.strictObject({ dir: z.string().min(1), timeout }).optional(),
     waitForSlot: z.boolean().optional(),
     signal,

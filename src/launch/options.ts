@@ -86,6 +86,13 @@ export interface ConnectOptions {
    */
   exposeNetwork?: string;
   /**
+   * When the connection drops without close() and the service says the session still runs, how
+   * long it is kept for `connectRemote(sessionOf(browser).id)` to re-attach (pages where they
+   * were) before the library deletes it; the exit hooks and the watchdog still cover it meanwhile.
+   * 0 deletes it at once. Default: 60000.
+   */
+  reconnectWindowMs?: number;
+  /**
    * Download the session's recordings into `dir` after close() (in the background; await them
    * with `recordingOf(browser)`). Default: no download.
    */

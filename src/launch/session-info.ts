@@ -6,6 +6,7 @@
  */
 import type { BrowserApi, SessionConnection } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
+import type { SessionEnd } from './end-reason.js';
 
 const debug = createDebug('launch');
 /** One `GET /sessions/{id}/connection` (live view URL, debugger address), in ms. */
@@ -22,6 +23,13 @@ export interface RemoteSessionInfo {
   readonly config: Record<string, unknown>;
   /** Looks the connection up again if it is still unknown; resolves when that is done. */
   refresh(): Promise<void>;
+  /**
+   * Why the session went away without this browser's close(), once known: a dropped connection
+   * (kept for re-attach), a service-side end (idle timeout, maximum lifetime, deleted by another
+   * client, past retention), the reconnect window passing, a failed re-attach. Undefined
+   * otherwise. The same line is emitted as a `RemoteBrowserWarning` (docs/launch.md).
+   */
+  readonly endReason: SessionEnd | undefined;
 }
 
 /**
@@ -82,6 +90,8 @@ export function sessionInfo(
       return (read((c) => c.config) ?? {}) as Record<string, unknown>;
     },
     refresh,
+    // Set by the launch when the session goes away without close() (open-session.ts).
+    endReason: undefined,
   };
 }
 

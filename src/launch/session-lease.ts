@@ -44,6 +44,27 @@ export class SessionLease implements Lease {
   }
 
   /**
+   * `kept`: the connection dropped but the session still runs; it stays ours (exit hooks,
+   * watchdog, ledger) and is deleted after `windowMs` unless a re-attach takes it first.
+   */
+  keepFor(windowMs: number): void {
+    tracker.kept(this, windowMs);
+  }
+
+  /**
+   * Gives the kept session to the lease of a re-attach (connectRemote) in this process: no
+   * longer this lease's to delete, and no ledger line (it is still ours). Returns the account
+   * slot it held, for the new lease to hold. Call it just before the new lease is made, with
+   * nothing awaited between, so the watchdog never misses the session.
+   */
+  handOff(): Slot | undefined {
+    if (this.#release) return undefined;
+    this.#kept = true;
+    tracker.closed(this);
+    return this.#slot;
+  }
+
+  /**
    * Deletes the session, once (concurrent and later calls share the one DELETE). A session that
    * is already gone (404) counts as deleted. After a failed DELETE, the next call tries again.
    */

@@ -26,8 +26,15 @@ export interface PoolDriver<B> {
   launch(waitForSlot: boolean): Promise<B>;
   /** Ends the session (the adapter's patched `close()`: deletes it exactly once). */
   close(browser: B): Promise<void>;
-  /** False once the browser has disconnected (its session ended on the service's side). */
+  /** False once the browser has disconnected (a drop, or its session ended on the service's side). */
   isAlive(browser: B): boolean;
+  /**
+   * A new browser on the same session when `browser`'s connection dropped and its session is
+   * kept for a re-attach (reconnect-window.ts); undefined when it is not.
+   */
+  reattach(browser: B): Promise<B | undefined>;
+  /** True while `browser`'s connection has dropped without close() (its session may be kept). */
+  dropped(browser: B): boolean;
 }
 
 export interface SessionPoolOptions {
@@ -48,6 +55,8 @@ export interface SessionPoolStats {
   handedOut: number;
   /** Warm sessions ended unused (too old, dead, or at `close()`). */
   discarded: number;
+  /** Browsers handed out (or kept warm) on a session re-attached after its connection dropped. */
+  reattached: number;
   /** Warm (or warming) sessions now. */
   warm: number;
 }
@@ -110,7 +119,9 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   #saturated = false;
   #backoffTimer: NodeJS.Timeout | undefined;
   #failures = 0;
-  #stats = { created: 0, handedOut: 0, discarded: 0 };
+  #stats = { created: 0, handedOut: 0, discarded: 0, reattached: 0 };
+  /** Browsers handed out whose session may still be re-attached after a drop. */
+  readonly #out = new Set<B>();
 
   constructor(
     driver: PoolDriver<B>,
@@ -136,13 +147,23 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
       throw new LaunchError(
         'SessionPool: launch() after close(): the pool is closed, create another',
       );
+    // A handed-out browser whose connection dropped: its session, still running, comes first.
+    // Only then is anything awaited first: a launch with nothing dropped starts as it always did.
+    if ([...this.#out].some((browser) => this.#driver.dropped(browser))) {
+      const again = await this.#reattachDropped();
+      if (again) return this.#handOut(again);
+    }
     for (let next = this.#warm.shift(); next; next = this.#warm.shift()) {
       this.#fill();
-      const browser = await next.ready;
+      let browser = await next.ready;
       if (browser === undefined) continue;
       if (this.#closed) {
         await this.#discard(browser, 'pool closed');
         break;
+      }
+      if (this.#driver.dropped(browser) && this.#now() - next.startedAt <= this.#maxWarmAgeMs) {
+        const reattached = await this.#reattach(browser);
+        if (reattached) browser = reattached;
       }
       if (this.#now() - next.startedAt > this.#maxWarmAgeMs || !this.#driver.isAlive(browser)) {
         this.#discard(browser, 'too old or no longer connected');
@@ -179,7 +200,32 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
 
   #handOut(browser: B): B {
     this.#stats.handedOut++;
+    this.#out.add(browser);
     return browser;
+  }
+
+  /** Re-attaches the first handed-out browser that dropped with its session kept; forgets the closed. */
+  async #reattachDropped(): Promise<B | undefined> {
+    for (const browser of [...this.#out]) {
+      if (this.#driver.isAlive(browser)) continue;
+      this.#out.delete(browser);
+      if (!this.#driver.dropped(browser)) continue;
+      const again = await this.#reattach(browser);
+      if (again) return again;
+    }
+    return undefined;
+  }
+
+  async #reattach(browser: B): Promise<B | undefined> {
+    try {
+      const again = await this.#driver.reattach(browser);
+      if (again) this.#stats.reattached++;
+      return again;
+    } catch (error) {
+      // The re-attach said why (a warning); the caller falls back to a warm or new session.
+      debug(`re-attaching a dropped session failed: ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   #discard(browser: B, why: string): Promise<void> {
@@ -252,10 +298,12 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   }
 }
 
-/** How an adapter's browsers look to a pool. */
-export interface PooledBrowser<B> {
+/** How an adapter's browsers look to a pool; `reattach` gets the pool's launch options. */
+export interface PooledBrowser<B, O> {
   close(browser: B): Promise<void>;
   isAlive(browser: B): boolean;
+  dropped(browser: B): boolean;
+  reattach(browser: B, options: O): Promise<B | undefined>;
 }
 
 /**
@@ -265,7 +313,7 @@ export interface PooledBrowser<B> {
 export function createPool<B, O extends { idleTimeoutMinutes?: number | undefined }>(
   options: O & SessionPoolOptions,
   launch: (options: O & { waitForSlot: boolean }) => Promise<B>,
-  browsers: PooledBrowser<B>,
+  browsers: PooledBrowser<B, O>,
 ): RemoteSessionPool<B> {
   const { size, maxWarmAgeMs, ...rest } = options;
   const launchOptions = rest as unknown as O;
@@ -275,7 +323,13 @@ export function createPool<B, O extends { idleTimeoutMinutes?: number | undefine
     idleTimeoutMinutes: launchOptions.idleTimeoutMinutes,
   });
   return new SessionPool<B>(
-    { ...browsers, launch: (waitForSlot) => launch({ ...launchOptions, waitForSlot }) },
+    {
+      close: browsers.close,
+      isAlive: browsers.isAlive,
+      dropped: browsers.dropped,
+      reattach: (browser) => browsers.reattach(browser, launchOptions),
+      launch: (waitForSlot) => launch({ ...launchOptions, waitForSlot }),
+    },
     checked,
   );
 }

@@ -4,8 +4,7 @@
  * Playwright hands out the raw object through `context.browser()`), and `'disconnected'` is
  * hooked, so the session is deleted exactly once however the browser goes away.
  */
-import type { Browser, BrowserType } from 'playwright-core';
-import { createDebug } from '../http/debug.js';
+import type { Browser, BrowserContext, BrowserType } from 'playwright-core';
 import { RemoteBrowserError } from '../http/errors.js';
 import { register } from '../launch/browser-registry.js';
 import {
@@ -23,8 +22,6 @@ import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { loadChromium } from './load.js';
-
-const debug = createDebug('playwright');
 
 export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraContextsOption {
   /**
@@ -129,16 +126,18 @@ function attach(browser: Browser, opened: OpenedSession): void {
   // An own property shadows the prototype's; asyncDispose and context.browser().close() reach it too.
   browser.close = async function close(this: Browser, closeOptions?: { reason?: string }) {
     // The DELETE leaves alongside the disconnect, not after it: ending the session drops the
-    // socket anyway, so waiting for the disconnect first only adds its round trip.
-    await settleBoth(originalClose.call(browser, closeOptions), opened.finish());
+    // socket anyway, so waiting for the disconnect first only adds its round trip. finish()
+    // starts first, so the disconnect it causes is not taken for a drop.
+    const finished = opened.finish();
+    await settleBoth(originalClose.call(browser, closeOptions), finished);
   };
-  browser.once('disconnected', () => {
-    opened
-      .finish()
-      .catch((error: unknown) =>
-        debug(
-          `deleting session ${opened.info.id} after disconnect failed: ${(error as Error).message}`,
-        ),
-      );
-  });
+  // Without close(): a drop, not a close (the session may be kept for a re-attach).
+  browser.once('disconnected', () => opened.dropped());
+  // Traffic the idle-timeout inference can see: requests and new pages of every context.
+  const watch = (context: BrowserContext) => {
+    const touch = () => opened.touch();
+    context.on('request', touch);
+    context.on('page', touch);
+  };
+  for (const context of browser.contexts()) watch(context);
 }

@@ -1,10 +1,11 @@
 import type { Browser } from 'playwright-core';
+import { keptSessionOf, wasDropped } from '../launch/browser-registry.js';
 import {
   createPool,
   type RemoteSessionPool,
   type SessionPoolOptions,
 } from '../launch/session-pool.js';
-import { launchRemote, type PlaywrightRemoteOptions } from './launch-remote.js';
+import { connectRemote, launchRemote, type PlaywrightRemoteOptions } from './launch-remote.js';
 
 export interface PlaywrightSessionPoolOptions extends PlaywrightRemoteOptions, SessionPoolOptions {}
 
@@ -20,5 +21,10 @@ export function createSessionPool(
   return createPool<Browser, PlaywrightRemoteOptions>(options, launchRemote, {
     close: (browser) => browser.close(),
     isAlive: (browser) => browser.isConnected(),
+    dropped: (browser) => wasDropped(browser),
+    reattach: async (browser, options) => {
+      const id = await keptSessionOf(browser);
+      return id === undefined ? undefined : connectRemote(id, options);
+    },
   });
 }

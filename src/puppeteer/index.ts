@@ -10,6 +10,8 @@ export type {
   RecordingDownload,
   RemoteSessionInfo,
   RemoteSessionOptions,
+  SessionEnd,
+  SessionEndReason,
   Watchdog,
   WatchdogOptions,
 } from '../launch/index.js';
@@ -21,6 +23,8 @@ export {
   ProfileLimitError,
   reapSessions,
   recordingOf,
+  SESSION_WARNING_CODES,
+  sessionEndOf,
   sessionOf,
   startWatchdog,
 } from '../launch/index.js';

@@ -157,11 +157,14 @@ function attach(browser: Browser, opened: OpenedSession): RemoteBrowser {
 
   // The DELETE leaves alongside the disconnect, not after it (ending the session drops the
   // socket anyway).
-  const closeAndDelete = () =>
-    settleBoth(
+  const closeAndDelete = () => {
+    // finish() first: the disconnect it causes is then not taken for a drop.
+    const finished = opened.finish();
+    return settleBoth(
       browser.connected ? originalDisconnect.call(browser) : Promise.resolve(),
-      opened.finish(),
+      finished,
     );
+  };
   Object.defineProperty(browser, 'close', {
     configurable: true,
     writable: true,
@@ -182,13 +185,16 @@ function attach(browser: Browser, opened: OpenedSession): RemoteBrowser {
     },
   });
   browser.once('disconnected', () => {
+    if (!keep) return opened.dropped();
     opened
-      .finish(keep)
+      .finish(true)
       .catch((error: unknown) =>
-        debug(
-          `deleting session ${opened.info.id} after disconnect failed: ${(error as Error).message}`,
-        ),
+        debug(`keeping session ${opened.info.id} failed: ${(error as Error).message}`),
       );
   });
+  // Traffic the idle-timeout inference can see: targets created and navigated.
+  const touch = () => opened.touch();
+  browser.on('targetcreated', touch);
+  browser.on('targetchanged', touch);
   return browser as RemoteBrowser;
 }

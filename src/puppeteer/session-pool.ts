@@ -1,9 +1,15 @@
+import { keptSessionOf, wasDropped } from '../launch/browser-registry.js';
 import {
   createPool,
   type RemoteSessionPool,
   type SessionPoolOptions,
 } from '../launch/session-pool.js';
-import { launchRemote, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
+import {
+  connectRemote,
+  launchRemote,
+  type PuppeteerRemoteOptions,
+  type RemoteBrowser,
+} from './launch-remote.js';
 
 export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, SessionPoolOptions {}
 
@@ -19,5 +25,10 @@ export function createSessionPool(
   return createPool<RemoteBrowser, PuppeteerRemoteOptions>(options, launchRemote, {
     close: (browser) => browser.close(),
     isAlive: (browser) => browser.connected,
+    dropped: (browser) => wasDropped(browser),
+    reattach: async (browser, options) => {
+      const id = await keptSessionOf(browser);
+      return id === undefined ? undefined : connectRemote(id, options);
+    },
   });
 }

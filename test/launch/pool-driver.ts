@@ -17,6 +17,10 @@ export const rateLimited = () =>
 export interface FakeBrowser {
   id: number;
   alive: boolean;
+  /** Dropped with its session kept for a re-attach. */
+  kept?: boolean;
+  /** Dropped, and the service said its session had ended (not re-attachable). */
+  droppedEnded?: boolean;
   closes: number;
   gone: (() => void)[];
 }
@@ -39,6 +43,15 @@ export function fakeDriver() {
       for (const l of b.gone.splice(0)) l();
     },
     isAlive: (b) => b.alive,
+    dropped: (b) => b.kept === true || b.droppedEnded === true,
+    // A browser marked `kept` dropped with its session kept: re-attaching gives a new one on it.
+    reattach: async (b) => {
+      if (!b.kept) return undefined;
+      b.kept = false;
+      const again: FakeBrowser = { id: b.id, alive: true, closes: 0, gone: [] };
+      launched.push(again);
+      return again;
+    },
   };
   const finish = (index = 0) => {
     const call = pending.splice(index, 1)[0];

@@ -25,6 +25,45 @@ describe('SessionPool', () => {
     expect(pool.stats).toMatchObject({ created: 1, handedOut: 1, warm: 1 });
   });
 
+  it('re-attaches a handed-out browser whose connection dropped instead of launching a new session', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    fake.finish();
+    await tick();
+    const taken = await pool.launch();
+    taken.alive = false;
+    taken.kept = true;
+    const again = await pool.launch();
+    expect(again).not.toBe(taken);
+    expect(again.id).toBe(taken.id);
+    expect(pool.stats).toMatchObject({ created: 1, handedOut: 2, reattached: 1 });
+    // The refill started at the first hand-out is still the only launch asked for.
+    expect(fake.pending).toHaveLength(1);
+  });
+
+  it('re-attaches a warm session that dropped, and discards one whose session ended', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const warm = fake.finish();
+    await tick();
+    warm.alive = false;
+    warm.kept = true;
+    const taken = await pool.launch();
+    expect(taken.id).toBe(warm.id);
+    expect(pool.stats).toMatchObject({ reattached: 1, discarded: 0 });
+
+    const next = fake.finish();
+    await tick();
+    next.alive = false;
+    next.droppedEnded = true;
+    const launching = pool.launch();
+    await tick();
+    await tick();
+    expect(pool.stats.discarded).toBe(1);
+    fake.finish(fake.pending.findIndex((p) => p.waitForSlot === false));
+    expect((await launching).id).not.toBe(next.id);
+  });
+
   it('waits for a session still warming rather than launching another', async () => {
     const fake = fakeDriver();
     const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
@@ -277,7 +316,7 @@ describe('SessionPool.launch() edges', () => {
       /^SessionPool: closed while launch\(\) was waiting/,
     );
     expect([taken.closes, replacement.closes]).toEqual([1, 1]);
-    expect(pool.stats).toEqual({ created: 2, handedOut: 0, discarded: 2, warm: 0 });
+    expect(pool.stats).toEqual({ created: 2, handedOut: 0, discarded: 2, reattached: 0, warm: 0 });
   });
 
   it('close() right after launch() took a ready warm session ends it instead of handing it out', async () => {
@@ -303,7 +342,7 @@ describe('SessionPool.launch() edges', () => {
     const taking = pool.launch();
     fake.finish();
     await taking;
-    expect(pool.stats).toEqual({ created: 1, handedOut: 1, discarded: 0, warm: 0 });
+    expect(pool.stats).toEqual({ created: 1, handedOut: 1, discarded: 0, reattached: 0, warm: 0 });
   });
 
   it('Symbol.asyncDispose closes the pool', async () => {
@@ -415,7 +454,12 @@ describe('checkPoolOptions edges', () => {
 });
 
 describe('createPool', () => {
-  const browsers = { close: async (b: FakeBrowser) => void b.closes++, isAlive: () => true };
+  const browsers = {
+    close: async (b: FakeBrowser) => void b.closes++,
+    isAlive: () => true,
+    reattach: async () => undefined,
+    dropped: () => false,
+  };
 
   it('checks the pool options before launching anything, naming createSessionPool', () => {
     const launch = vi.fn();

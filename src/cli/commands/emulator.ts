@@ -47,6 +47,11 @@ export function register(program: Command, rt: Runtime): void {
       0,
     )
     .option(
+      '--flaky <ms>',
+      "cut one session's websockets at random, this many ms apart on average (sessions keep running)",
+      integer('--flaky', { min: 1 }),
+    )
+    .option(
       '--session-start <ms>',
       "model the real service's session start time",
       integer('--session-start', { min: 0 }),
@@ -137,6 +142,8 @@ function optionsOf(opts: Options): EmulatorOptions {
     );
   }
   if (opts.rtt) options.network = { rttMs: opts.rtt as number };
+  if (opts.flaky)
+    options.network = { ...options.network, flaky: { meanIntervalMs: opts.flaky as number } };
   if (opts.sessionStart) options.sessionStartMs = opts.sessionStart as number;
   if (typeof opts.chromium === 'string') options.chromiumPath = opts.chromium;
   if (opts.recordings === false) options.ffmpegPath = false;

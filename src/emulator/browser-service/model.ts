@@ -43,6 +43,8 @@ export interface SessionConfig {
 export interface DebuggerEndpoint {
   address: string;
   close(): Promise<void>;
+  /** Drops the clients' open websockets; the listener and the session stay. Returns how many. */
+  cutClients(): number;
 }
 
 export interface SessionRecord {

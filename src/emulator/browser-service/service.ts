@@ -23,6 +23,12 @@ import type {
 } from '../runtime/index.js';
 import type { RouteModule } from '../server/router.js';
 import { registerConfigurationRoutes } from './configurations.js';
+import {
+  ClientConnections,
+  type FlakyNetwork,
+  flakyNetwork,
+  sessionIdOfCdpPath,
+} from './connection-cuts.js';
 import type { BrowserServiceContext } from './context.js';
 import { registerLocationRoutes } from './locations.js';
 import { registerProfileRoutes } from './profiles.js';
@@ -76,6 +82,13 @@ export interface BrowserService {
   endAll(reason: string): Promise<void>;
   /** Removes what the service keeps on disk (profile dirs, synthetic recordings). */
   clearFiles(): Promise<void>;
+  /**
+   * Cuts the clients' websockets (cdp_url and debugger_address) of one running session, or of
+   * every session; the sessions keep running. Undefined for a session that is not running.
+   */
+  cutConnections(sessionId?: string): Promise<{ sessions: number; sockets: number } | undefined>;
+  /** The "flaky network" mode: a cut of one random session's connections at random intervals. */
+  readonly flaky: FlakyNetwork & { readonly cuts: number };
 }
 
 /** The route files of the API, one per resource of the spec, mounted under `/api/v2/browser`. */
@@ -141,6 +154,25 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
     signer: new UrlSigner(),
     dataDir: deps.dataDir,
   };
+  const connections = new ClientConnections();
+  const cutOne = async (sessionId: string) => {
+    const session = store.sessions.get(sessionId);
+    if (session?.status !== 'running') return 0;
+    const endpoint = session.debuggerEndpoint ? await session.debuggerEndpoint : undefined;
+    const sockets = connections.cut(sessionId) + (endpoint?.cutClients() ?? 0);
+    if (sockets > 0) connections.cuts += 1;
+    return sockets;
+  };
+  const flaky = flakyNetwork(() => {
+    const candidates = new Set(connections.sessionsWithClients());
+    for (const session of store.runningSessions()) {
+      if (session.debuggerEndpoint) candidates.add(session.id);
+    }
+    const ids = [...candidates];
+    const picked = ids[Math.floor(Math.random() * ids.length)];
+    if (picked !== undefined) void cutOne(picked).catch(() => {});
+  });
+  flaky.set(deps.options.network.flaky?.meanIntervalMs);
   return {
     routes: {
       prefix: BROWSER_API_PATH,
@@ -153,10 +185,40 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
       register: (routes) => registerRecordingFileRoutes(routes, ctx),
     },
     handleHttp: (req, res) => ctx.proxy.handleHttp(req, res) || ctx.liveView.handleHttp(req, res),
-    handleUpgrade: (req, socket, head) => ctx.proxy.handleUpgrade(req, socket, head),
+    handleUpgrade: (req, socket, head) => {
+      if (!ctx.proxy.handleUpgrade(req, socket, head)) return false;
+      const sessionId = sessionIdOfCdpPath(req.url);
+      // A refused upgrade is tracked too, until its socket closes a moment later: harmless.
+      if (sessionId !== undefined && !socket.destroyed) connections.track(sessionId, socket);
+      return true;
+    },
     addSyntheticRecording: (accountId, sizeBytes) =>
       addSyntheticRecording(ctx, accountId, sizeBytes),
     endAll: (reason) => sessions.endAll(reason),
+    async cutConnections(sessionId) {
+      if (sessionId !== undefined) {
+        if (store.sessions.get(sessionId)?.status !== 'running') return undefined;
+        const sockets = await cutOne(sessionId);
+        return { sessions: sockets > 0 ? 1 : 0, sockets };
+      }
+      let cut = 0;
+      let sockets = 0;
+      for (const session of store.runningSessions()) {
+        const count = await cutOne(session.id);
+        sockets += count;
+        if (count > 0) cut += 1;
+      }
+      return { sessions: cut, sockets };
+    },
+    flaky: {
+      get meanIntervalMs() {
+        return flaky.meanIntervalMs;
+      },
+      set: (meanIntervalMs) => flaky.set(meanIntervalMs),
+      get cuts() {
+        return connections.cuts;
+      },
+    },
     async clearFiles() {
       await rm(join(deps.dataDir, 'profiles'), { recursive: true, force: true });
       await rm(join(deps.dataDir, SYNTHETIC_RECORDINGS_DIR), { recursive: true, force: true });

@@ -129,6 +129,7 @@ async function debuggerEndpoint(ctx: BrowserServiceContext, sessionId: string) {
     endpoint.acceptPort?.(front.port);
     return {
       address: front.address,
+      cutClients: endpoint.cutClients,
       close: async () => {
         await front.close();
         await endpoint.close();

@@ -87,6 +87,11 @@ export async function openDebuggerAddress(
   return {
     address,
     acceptPort: (front) => void listener.ports.push(front),
+    cutClients: () => {
+      const count = sockets.size;
+      for (const socket of sockets) socket.destroy();
+      return count;
+    },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -104,6 +109,8 @@ export interface DebuggerListener {
   address: string;
   /** Also answers a `Host` with this port: a latency front's, which clients reach instead. */
   acceptPort(port: number): void;
+  /** Drops its open websockets (the listener stays): the admin API's connection cut. */
+  cutClients(): number;
   close(): Promise<void>;
 }
 

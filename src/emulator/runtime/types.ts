@@ -183,13 +183,15 @@ export interface CdpProxy {
   cdpUrl(sessionId: string, accessToken: string): string;
   /**
    * Opens a dedicated loopback listener for one session (the `debugger_address`), serving
-   * Chrome's `/json` surface and websocket upgrades for that session only.
+   * Chrome's `/json` surface and websocket upgrades for that session only. `cutClients()` drops
+   * its open websockets (the listener stays): the admin API's connection cut.
    */
   openDebuggerAddress(sessionId: string): Promise<{
     address: string;
     /** Also answer a `Host` with this port (a latency front's, which clients reach instead). */
     acceptPort?(port: number): void;
     close(): Promise<void>;
+    cutClients(): number;
   }>;
 }
 

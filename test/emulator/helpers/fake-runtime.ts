@@ -155,6 +155,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         control.debuggerAddresses.push(opened);
         return {
           address: '127.0.0.1:1',
+          cutClients: () => 0,
           close: async () => {
             opened.closed = true;
           },

@@ -190,6 +190,9 @@ describe('startEmulator({ network, sessionStartMs })', () => {
       [{ network: 100 }, 'network'],
       [{ sessionStartMs: Number.POSITIVE_INFINITY }, 'sessionStartMs'],
       [{ sessionStartMs: -5 }, 'sessionStartMs'],
+      [{ network: { flaky: { meanIntervalMs: 0 } } }, 'network.flaky.meanIntervalMs'],
+      [{ network: { flaky: {} } }, 'network.flaky.meanIntervalMs'],
+      [{ network: { flaky: null } }, 'network.flaky.meanIntervalMs'],
     ] as const) {
       let caught: unknown;
       try {
@@ -202,6 +205,11 @@ describe('startEmulator({ network, sessionStartMs })', () => {
     }
     expect(resolveOptions({}).network.rttMs).toBe(0);
     expect(resolveOptions({}).sessionStartMs).toBe(0);
+    expect(resolveOptions({}).network.flaky).toBeUndefined();
+    expect(resolveOptions({ network: { flaky: { meanIntervalMs: 3000 } } }).network).toEqual({
+      rttMs: 0,
+      flaky: { meanIntervalMs: 3000 },
+    });
   });
 });
 
@@ -209,6 +217,9 @@ describe('the CLI banner', () => {
   it('says what the emulator models, and nothing when it models nothing', () => {
     expect(modelLine({ network: { rttMs: 100 }, sessionStartMs: 2000 })).toBe(
       '# network model: 100 ms round trip on every exchange and connection, 2000 ms per session start',
+    );
+    expect(modelLine({ network: { flaky: { meanIntervalMs: 3000 } } })).toBe(
+      '# network model: a connection cut every 3000 ms on average',
     );
     expect(modelLine({})).toBeUndefined();
   });

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import * as playwright from '../../src/playwright/index.js';
+import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { crawl } from './reconnect-soak.js';
+
+// A cut every 3 s on average, at 50 ms round trip: a network far worse than a real one.
+const env = useEmulatorAndSite({
+  ffmpegPath: false,
+  network: { rttMs: 50, flaky: { meanIntervalMs: 3000 } },
+});
+
+describe('reconnect soak', () => {
+  it('a pool-driven crawl of 200 pages on a flaky network finishes every page on the sessions it started with', async () => {
+    const workers = 2;
+    const poolSize = 2;
+    const result = await crawl(playwright, env.emu, env.site, {
+      pages: 200,
+      workers,
+      poolSize,
+      extra: { reconnectWindowMs: 20_000 },
+    });
+    console.info(`reconnect soak: ${JSON.stringify(result)}`);
+    expect(result.crawled).toBe(200);
+    expect(result.cuts).toBeGreaterThan(0);
+    // The sessions in use plus the pool's warm ones: a cut never costs a new session.
+    expect(result.sessionsCreated).toBeLessThanOrEqual(workers + poolSize);
+    expect(result.poolStats.reattached).toBeGreaterThan(0);
+    expect(result.runningAfter).toBe(0);
+  });
+});

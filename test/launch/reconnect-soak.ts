@@ -1,0 +1,97 @@
+/**
+ * The reconnect soak: a pool-driven crawl of `pages` pages on an emulator in flaky-network mode.
+ * Each worker takes a browser from the pool and crawls with it; a page whose browser dropped is
+ * put back in the queue (as a framework retries the work a crashed browser had in flight) and
+ * the worker asks the pool for a browser again. Takes the library as a parameter, so the same
+ * crawl runs on another checkout's code (its numbers with delete-on-drop, for comparison).
+ */
+import type { Browser } from 'playwright-core';
+import type { EmulatorHandle } from '../../src/emulator/index.js';
+
+export interface SoakLibrary {
+  // Another checkout's option type may differ: any options object.
+  createSessionPool(options: any): {
+    launch(): Promise<Browser>;
+    close(): Promise<void>;
+    readonly stats: object;
+  };
+}
+
+export interface SoakResult {
+  pages: number;
+  crawled: number;
+  retries: number;
+  sessionsCreated: number;
+  cuts: number;
+  runningAfter: number;
+  poolStats: Record<string, number>;
+  ms: number;
+}
+
+export async function crawl(
+  lib: SoakLibrary,
+  emu: EmulatorHandle,
+  site: { url(path?: string): string },
+  options: { pages: number; workers: number; poolSize: number; extra?: Record<string, unknown> },
+): Promise<SoakResult> {
+  const account = await emu.admin.createAccount({});
+  const started = performance.now();
+  const cutsBefore = (await emu.admin.state()).connectionCuts;
+  const pool = lib.createSessionPool({
+    size: options.poolSize,
+    baseUrl: emu.url,
+    token: account.token,
+    proxyPassword: account.proxyPassword,
+    preflight: false,
+    ...options.extra,
+  });
+  const queue = Array.from({ length: options.pages }, (_, i) => site.url(`/?page=${i}`));
+  const crawled = new Set<string>();
+  let retries = 0;
+  const worker = async () => {
+    let browser = await pool.launch();
+    for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+      try {
+        const context = browser.contexts()[0]!;
+        const page = context.pages()[0] ?? (await context.newPage());
+        await page.goto(url, { timeout: 15_000 });
+        crawled.add(url);
+      } catch {
+        queue.push(url);
+        retries++;
+        if (!browser.isConnected()) browser = await pool.launch();
+      }
+    }
+    return browser;
+  };
+  const browsers = await Promise.all(Array.from({ length: options.workers }, worker));
+  await Promise.all(browsers.map((b) => b.close().catch(() => {})));
+  await pool.close();
+  const ms = performance.now() - started;
+  const cuts = (await emu.admin.state()).connectionCuts - cutsBefore;
+  const sessions = await listAll(emu, account.token);
+  // Sessions kept after a drop nobody re-attached end with their window: wait it out (bounded).
+  const deadline = Date.now() + 60_000;
+  let running = sessions.filter((s) => s.status === 'running').length;
+  while (running > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+    running = (await listAll(emu, account.token)).filter((s) => s.status === 'running').length;
+  }
+  return {
+    pages: options.pages,
+    crawled: crawled.size,
+    retries,
+    sessionsCreated: sessions.length,
+    cuts,
+    runningAfter: running,
+    poolStats: { ...pool.stats } as Record<string, number>,
+    ms: Math.round(ms),
+  };
+}
+
+async function listAll(emu: EmulatorHandle, token: string): Promise<{ status: string }[]> {
+  const response = await fetch(`${emu.url}/api/v2/browser/sessions?status=all`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return ((await response.json()) as { data: { status: string }[] }).data;
+}
