@@ -295,6 +295,29 @@ describe('exposeNetwork for WebSockets', () => {
     }
   });
 
+  it("lets the user's routeWebSocket() answer an exposed page's WebSocket before the bridge", async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.routeWebSocket('**/ws', (ws) => {
+        ws.onMessage((message) => ws.send(`routed ${String(message)}`));
+      });
+      await page.goto(`${dev.origin}/account`);
+      const answer = await page.evaluate(
+        () =>
+          new Promise<string>((resolve) => {
+            const ws = new WebSocket(`ws://${location.host}/ws`);
+            ws.onopen = () => ws.send('hi');
+            ws.onmessage = (e) => resolve(String(e.data));
+          }),
+      );
+      expect(answer).toBe('routed hi');
+      expect(dev.sockets).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('never opens a WebSocket to the client for a page that is not exposed, even in a tab that was', async () => {
     const hostileSite = await startLoopbackSite({
       '/': `<!doctype html><title>hostile</title><script>
