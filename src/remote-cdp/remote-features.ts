@@ -7,6 +7,7 @@ import type { CdpChannel } from './cdp-channel.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
 import { startNetworkTunnel } from './network-tunnel.js';
 import { remoteCdpFor } from './remote-cdp.js';
+import { startWebSocketBridge } from './websocket-bridge.js';
 
 export interface RemoteFeatureOptions {
   /** See `ConnectOptions.exposeNetwork`. Default: `'<loopback>'`. */
@@ -26,7 +27,11 @@ export async function startRemoteFeatures(
   const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
   if (parseExposeNetwork(exposeNetwork).empty) return;
   const cdp = await remoteCdpFor(browser, open);
-  const stops = [await startNetworkTunnel(cdp, exposeNetwork)];
+  // The bridge first: it holds an exposed document until its page can bridge WebSockets.
+  const stops = [
+    await startWebSocketBridge(cdp, exposeNetwork),
+    await startNetworkTunnel(cdp, exposeNetwork),
+  ];
   browser.once('disconnected', () => {
     void Promise.all(stops.map((stop) => stop())).finally(() => cdp.close());
   });

@@ -4,6 +4,11 @@
  * one, and a backslash makes the next character literal.
  */
 export function urlPatternMatches(pattern: string, url: string): boolean {
+  return urlPatternRegex(pattern).test(url);
+}
+
+/** The same pattern as a RegExp (the WebSocket bridge's page script gets its `source`). */
+export function urlPatternRegex(pattern: string): RegExp {
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern[i] as string;
@@ -18,7 +23,7 @@ export function urlPatternMatches(pattern: string, url: string): boolean {
       source += escapeRegex(char);
     }
   }
-  return new RegExp(`^${source}$`).test(url);
+  return new RegExp(`^${source}$`);
 }
 
 function escapeRegex(text: string): string {

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer } from 'ws';
 
 /** A 1x1 PNG. */
 const PNG = Buffer.from(
@@ -65,6 +66,30 @@ self.addEventListener('fetch', (e) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('data: one\n\n'); // and never ends
   },
+  // Two sockets: one echoes text, binary and a Blob and is closed by the page with 4000; the
+  // other is closed by the server with 4001. The result lands in `window.wsResult`.
+  '/ws.html': (_req, res) =>
+    html(
+      res,
+      `<!doctype html><title>ws</title><script>
+const got = [];
+const one = new WebSocket('ws://' + location.host + '/ws');
+one.binaryType = 'arraybuffer';
+one.onopen = () => { one.send('hello'); one.send(new Uint8Array([1, 2, 255])); one.send(new Blob(['blob'])); };
+one.onmessage = (e) => {
+  got.push(typeof e.data === 'string' ? e.data : 'bin:' + new Uint8Array(e.data).join(','));
+  if (got.length === 4) one.close(4000, 'done');
+};
+one.onclose = (e) => {
+  const two = new WebSocket('ws://' + location.host + '/ws');
+  two.onopen = () => two.send('close-me');
+  two.onclose = (f) => {
+    window.wsResult = { got, first: [e.code, e.reason, e.wasClean], second: [f.code, f.reason, f.wasClean] };
+    document.title = 'ws done';
+  };
+};
+</script>`,
+    ),
   '/whoami': (req, res) =>
     res.writeHead(200, { 'content-type': 'text/plain' }).end(req.headers.cookie ?? ''),
 };
@@ -80,11 +105,23 @@ export interface DevRequest {
   fromClient: boolean;
 }
 
+export interface DevSocket {
+  /** The upgrade request's `Cookie` and `Origin` headers. */
+  cookie: string | undefined;
+  origin: string | undefined;
+  fromClient: boolean;
+  /** What the page sent (binary as `bin:1,2,3`), and the close code and reason it sent. */
+  received: string[];
+  closedWith?: [number, string];
+}
+
 export interface DevServer {
   /** `http://localhost:<port>` */
   origin: string;
   port: number;
   readonly requests: DevRequest[];
+  /** The WebSocket connections to `/ws`, which echoes each message with its type. */
+  readonly sockets: DevSocket[];
   close(): Promise<void>;
 }
 
@@ -101,14 +138,37 @@ export async function startDevServer(): Promise<DevServer> {
       else res.writeHead(404).end('not found');
     });
   });
+  const sockets: DevSocket[] = [];
+  const wss = new WebSocketServer({ server, path: '/ws' });
+  wss.on('connection', (ws, req) => {
+    const record: DevSocket = {
+      cookie: req.headers.cookie,
+      origin: req.headers.origin,
+      fromClient: ownedByThisProcess(req.socket),
+      received: [],
+    };
+    sockets.push(record);
+    ws.send('welcome');
+    ws.on('message', (data: Buffer, isBinary) => {
+      record.received.push(isBinary ? `bin:${[...data].join(',')}` : data.toString());
+      if (!isBinary && data.toString() === 'close-me') ws.close(4001, 'bye');
+      else ws.send(data, { binary: isBinary });
+    });
+    ws.on('close', (code, reason) => {
+      record.closedWith = [code, reason.toString()];
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     origin: `http://localhost:${port}`,
     port,
     requests,
+    sockets,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

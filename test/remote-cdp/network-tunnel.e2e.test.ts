@@ -242,3 +242,126 @@ describe('exposeNetwork through the drop-ins and the session pool', () => {
     }
   });
 });
+
+describe('exposeNetwork for WebSockets', () => {
+  const expected = {
+    got: ['welcome', 'hello', 'bin:1,2,255', 'bin:98,108,111,98'],
+    first: [4000, 'done', true],
+    second: [4001, 'bye', true],
+  };
+  /** What the dev server saw of the two sockets of /ws.html, after a cookie login. */
+  const expectServerSide = () => {
+    expect(dev.sockets.map((s) => s.received)).toEqual([
+      ['hello', 'bin:1,2,255', 'bin:98,108,111,98'],
+      ['close-me'],
+    ]);
+    expect(dev.sockets[0]?.closedWith).toEqual([4000, 'done']);
+    for (const socket of dev.sockets) {
+      expect(socket).toMatchObject({ fromClient: true, origin: dev.origin });
+      // The browser's cookies for the URL, the HttpOnly one included.
+      expect(socket.cookie?.split('; ').sort()).toEqual(['js=1', 'sid=s3cret', 'theme=dark']);
+    }
+  };
+
+  it("carries a dev-server page's WebSockets both ways through Playwright: text, binary, close codes, cookies", async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto(`${dev.origin}/login`);
+      await page.goto(`${dev.origin}/ws.html`);
+      await expect.poll(() => page.title()).toBe('ws done');
+      expect(await page.evaluate(() => (window as { wsResult?: unknown }).wsResult)).toEqual(
+        expected,
+      );
+      expectServerSide();
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("carries a dev-server page's WebSockets both ways through Puppeteer", async () => {
+    const browser = await launchPuppeteer({ api });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${dev.origin}/login`);
+      await page.goto(`${dev.origin}/ws.html`);
+      await page.waitForFunction(() => document.title === 'ws done');
+      expect(await page.evaluate(() => (window as { wsResult?: unknown }).wsResult)).toEqual(
+        expected,
+      );
+      expectServerSide();
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("lets the user's routeWebSocket() answer an exposed page's WebSocket before the bridge", async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.routeWebSocket('**/ws', (ws) => {
+        ws.onMessage((message) => ws.send(`routed ${String(message)}`));
+      });
+      await page.goto(`${dev.origin}/account`);
+      const answer = await page.evaluate(
+        () =>
+          new Promise<string>((resolve) => {
+            const ws = new WebSocket(`ws://${location.host}/ws`);
+            ws.onopen = () => ws.send('hi');
+            ws.onmessage = (e) => resolve(String(e.data));
+          }),
+      );
+      expect(answer).toBe('routed hi');
+      expect(dev.sockets).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('never opens a WebSocket to the client for a page that is not exposed, even in a tab that was', async () => {
+    const hostileSite = await startLoopbackSite({
+      '/': `<!doctype html><title>hostile</title><script>
+const ws = new WebSocket('ws://localhost:${dev.port}/ws');
+ws.onopen = () => { document.title = 'reached'; };
+ws.onclose = (e) => { document.title = 'refused ' + e.code; };
+</script>`,
+    });
+    await env.emu.admin.publish('hostile.test', hostileSite.origin);
+    const browser = await launchRemote({ api });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      await page.goto('http://hostile.test/');
+      await expect.poll(() => page.title()).toBe('refused 1006');
+      // The same tab after an exposed page: the bridge is in place, and still refuses.
+      await page.goto(`${dev.origin}/account`);
+      await page.goto('http://hostile.test/');
+      await expect.poll(() => page.title()).toBe('refused 1006');
+      expect(dev.sockets).toEqual([]);
+    } finally {
+      await browser.close();
+      await hostileSite.close();
+    }
+  });
+
+  it("with exposeNetwork '' a page at the dev server's address opens no WebSocket to it", async () => {
+    const browser = await launchRemote({ api, exposeNetwork: '' });
+    try {
+      const page = await browser.contexts()[0]!.newPage();
+      // The user's own route serves the page, so only its WebSocket could reach the client.
+      await page.route(`${dev.origin}/ws.html`, (route) =>
+        route.fulfill({
+          contentType: 'text/html',
+          body: `<script>const ws = new WebSocket('ws://' + location.host + '/ws');
+ws.onopen = () => { document.title = 'reached'; };
+ws.onclose = (e) => { document.title = 'closed ' + e.code; };</script>`,
+        }),
+      );
+      await page.goto(`${dev.origin}/ws.html`);
+      await expect.poll(() => page.title()).toBe('closed 1006');
+      expect(dev.sockets).toEqual([]);
+      expect(dev.requests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
