@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,39 @@ afterAll(async () => {
   await emu?.close();
   await site?.close();
 });
+
+/**
+ * Chromium browser processes (its main process, not a renderer or helper: no `--type=`)
+ * among this process's descendants: the emulator runs in it, sandboxed (under bwrap) or not.
+ */
+function browserProcessesBelowUs(): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  const below = [process.pid];
+  for (let i = 0; i < below.length; i++) {
+    for (const [pid, ppid] of parents) if (ppid === below[i]) below.push(pid);
+  }
+  return below.slice(1).filter((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return (
+        !basename(argv[0] ?? '').includes('bwrap') &&
+        argv.some((arg) => arg.startsWith('--remote-debugging-port=')) &&
+        !argv.some((arg) => arg.startsWith('--type='))
+      );
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** The status a websocket upgrade of `path` is answered with (101 when it is accepted). */
 function upgradeStatus(origin: string, path: string, headers: Record<string, string>) {
@@ -195,13 +228,13 @@ describe('sessions on real Chromium', () => {
   });
 
   it('ends a session whose Chromium is killed from outside', async () => {
+    // No session id is in any argv (issue 27): the session's Chromium is the browser process
+    // (no `--type=`) below this process that was not there before the session started.
+    const before = new Set(browserProcessesBelowUs());
     const { id } = await createSession();
-    const { execFileSync } = await import('node:child_process');
-    const main = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-      .split('\n')
-      .find((line) => line.includes(id) && !line.includes('--type='));
-    expect(main).toBeDefined();
-    process.kill(Number.parseInt((main as string).trim(), 10), 'SIGKILL');
+    const started = browserProcessesBelowUs().filter((pid) => !before.has(pid));
+    expect(started).toHaveLength(1);
+    process.kill(started[0]!, 'SIGKILL');
     await expect
       .poll(async () => (await api('GET', `/sessions/${id}`)).body.data.status, { timeout: 10_000 })
       .toBe('ended');

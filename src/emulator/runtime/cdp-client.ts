@@ -3,7 +3,8 @@
  * sessions, request ids mapped to promises with a per-call timeout. Its traffic is internal and
  * never counts as session activity (only client traffic through the proxy and page actions do).
  */
-import { WebSocket } from 'undici';
+import { type Dispatcher, WebSocket } from 'undici';
+import { type DevtoolsEndpoint, devtoolsDispatcher, devtoolsWsUrl } from './devtools-endpoint.js';
 
 export class CdpTimeoutError extends Error {
   override name = 'CdpTimeoutError';
@@ -59,26 +60,34 @@ export class CdpClient {
   #closed = false;
   #closeListeners = new Set<() => void>();
 
-  private constructor(ws: WebSocket) {
+  /** Closed with the connection: the socket endpoint's own dispatcher. */
+  #dispatcher: Dispatcher | undefined;
+
+  private constructor(ws: WebSocket, dispatcher: Dispatcher | undefined) {
     this.#ws = ws;
+    this.#dispatcher = dispatcher;
     ws.addEventListener('message', (event) => this.#onMessage(String(event.data)));
     ws.addEventListener('close', () => this.#onClose());
     ws.addEventListener('error', () => this.#onClose());
   }
 
-  static connect(url: string, timeoutMs = 10_000): Promise<CdpClient> {
+  /** Opens the websocket at `path` (`/devtools/browser/<uuid>`) of Chromium's DevTools endpoint. */
+  static connect(endpoint: DevtoolsEndpoint, path: string, timeoutMs = 10_000): Promise<CdpClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url);
+      const dispatcher = devtoolsDispatcher(endpoint);
+      const ws = new WebSocket(devtoolsWsUrl(endpoint, path), dispatcher ? { dispatcher } : {});
       const timer = setTimeout(() => {
         ws.close();
+        void dispatcher?.destroy().catch(() => {});
         reject(new CdpTimeoutError(`CDP websocket did not open within ${timeoutMs} ms`));
       }, timeoutMs);
       ws.addEventListener('open', () => {
         clearTimeout(timer);
-        resolve(new CdpClient(ws));
+        resolve(new CdpClient(ws, dispatcher));
       });
       ws.addEventListener('error', () => {
         clearTimeout(timer);
+        void dispatcher?.destroy().catch(() => {});
         reject(new CdpClosedError('could not open the CDP websocket to Chromium'));
       });
     });
@@ -164,6 +173,7 @@ export class CdpClient {
   #onClose(): void {
     if (this.#closed) return;
     this.#closed = true;
+    void this.#dispatcher?.destroy().catch(() => {});
     for (const pending of this.#pending.values()) {
       clearTimeout(pending.timer);
       pending.reject(new CdpClosedError(`${pending.method}: browser connection closed`));

@@ -8,6 +8,11 @@
  * client bypass the token and the activity timer.
  */
 import type { ServerResponse } from 'node:http';
+import {
+  type DevtoolsAnswer,
+  type DevtoolsEndpoint,
+  requestDevtools,
+} from './devtools-endpoint.js';
 
 /** Maps a Chromium devtools path (`/devtools/browser/..`, `/devtools/page/..`) to a public ws URL. */
 export type WsUrlMapper = (chromiumPath: string) => URL;
@@ -31,24 +36,26 @@ const REWRITTEN = new Set(['/json', '/json/list', '/json/version', '/json/new'])
 
 export async function serveDevtoolsJson(
   res: ServerResponse,
-  chromiumAddress: string,
+  chromiumAddress: DevtoolsEndpoint,
   request: DevtoolsRequest,
   mapWsUrl: WsUrlMapper,
 ): Promise<void> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  let answer: Response;
-  let body: Buffer;
+  let answer: DevtoolsAnswer;
   try {
-    answer = await fetch(
-      `http://${chromiumAddress}${request.path}${request.query ? `?${request.query}` : ''}`,
-      { method, signal: AbortSignal.timeout(10_000) },
+    answer = await requestDevtools(
+      chromiumAddress,
+      method,
+      `${request.path}${request.query ? `?${request.query}` : ''}`,
+      10_000,
     );
-    body = Buffer.from(await answer.arrayBuffer());
   } catch {
     sendJson(res, 502, { error: 'the session browser did not answer' });
     return;
   }
-  if (answer.ok && REWRITTEN.has(request.path)) {
+  let body = answer.body;
+  const ok = answer.status >= 200 && answer.status < 300;
+  if (ok && REWRITTEN.has(request.path)) {
     try {
       const json = JSON.parse(body.toString('utf8')) as unknown;
       const entries = Array.isArray(json) ? json : [json];
@@ -59,7 +66,7 @@ export async function serveDevtoolsJson(
     }
   }
   res.writeHead(answer.status, {
-    'content-type': answer.headers.get('content-type') ?? 'application/json; charset=UTF-8',
+    'content-type': answer.contentType ?? 'application/json; charset=UTF-8',
     'content-length': body.length,
     'content-security-policy': "frame-ancestors 'none'",
   });

@@ -1,9 +1,10 @@
-/** One sandboxed session's way in (DevTools bridge) and way out (its exit), opened before Chromium starts. */
+/** One sandboxed session's way in (its DevTools socket) and way out (its exit), opened before Chromium starts. */
 import { join } from 'node:path';
 import { type ExitProxy, type ExitTls, openExitProxy } from '../network/exit-proxy.js';
 import type { Internet } from '../network/internet.js';
 import type { ChromiumLauncher } from './chromium-process.js';
-import { EXIT_SOCKET, openDevtoolsBridge, sandboxLaunch } from './sandbox.js';
+import type { DevtoolsEndpoint } from './devtools-endpoint.js';
+import { DEVTOOLS_SOCKET, devtoolsSocketReady, EXIT_SOCKET, sandboxLaunch } from './sandbox.js';
 import type { LaunchSpec } from './types.js';
 
 /** What every sandboxed launch shares: the runtime makes it once. */
@@ -17,8 +18,10 @@ export interface SandboxConfig {
 
 export interface IsolatedNetwork {
   launcher: ChromiumLauncher;
-  /** `127.0.0.1:<port>` on the host, piped to Chromium's DevTools port in the sandbox. */
-  devtoolsAddress: string;
+  /** The unix socket in the session's temp dir, piped to Chromium's DevTools port in the sandbox. */
+  devtools: DevtoolsEndpoint;
+  /** Resolves once that socket accepts connections (after Chromium's start). */
+  devtoolsReady(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,10 +40,6 @@ export async function isolate(
     identity,
     tls: sandbox.exitTls,
   });
-  const bridge = await openDevtoolsBridge(tempDir).catch(async (error: unknown) => {
-    await exit.close();
-    throw error;
-  });
   return {
     launcher: (executable, chromiumArgs) =>
       sandboxLaunch({
@@ -51,9 +50,9 @@ export async function isolate(
         userDataDir,
         exitSpki: sandbox.exitSpki,
       }),
-    devtoolsAddress: bridge.address,
+    devtools: { socketPath: join(tempDir, DEVTOOLS_SOCKET) },
+    devtoolsReady: (timeoutMs) => devtoolsSocketReady(tempDir, timeoutMs),
     async close() {
-      bridge.close();
       await exit.close();
     },
   };

@@ -6,6 +6,7 @@ import { createDebug } from '../../http/debug.js';
 import { CdpClient } from './cdp-client.js';
 import { type ChromiumProcess, chromiumTempDir, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
+import type { DevtoolsEndpoint } from './devtools-endpoint.js';
 import { type IsolatedNetwork, isolate, type SandboxConfig } from './isolated-network.js';
 import { createPageActions } from './page-actions.js';
 import { removeOnExit } from './process-groups.js';
@@ -33,7 +34,11 @@ export async function launchBrowser(
 ): Promise<RunningBrowser> {
   const profile = await prepareProfile(spec, config);
   const network = config.sandbox ? await isolateOrUndo(spec, config.sandbox, profile) : undefined;
-  const { chromium, cdp, currentPage, browserWsUrl } = await startDriven(config, profile, network);
+  const { chromium, cdp, currentPage, devtools, browserWsPath } = await startDriven(
+    config,
+    profile,
+    network,
+  );
   const { sessionDir, throwawayProfile, removeProfile } = profile;
 
   const startedAt = Date.now();
@@ -42,7 +47,6 @@ export async function launchBrowser(
       ? new Recorder(sessionDir, config.ffmpegPath, config.recordingFps, startedAt)
       : undefined;
   const screencast = new Screencast(cdp, currentPage, (jpeg, at) => recorder?.add(jpeg, at));
-  const { host, pathname } = new URL(browserWsUrl);
 
   let endedAt: number | undefined;
   let stopping = false;
@@ -86,8 +90,8 @@ export async function launchBrowser(
   const browser: RunningBrowser = {
     sessionId: spec.sessionId,
     pid: chromium.pid,
-    chromiumAddress: host,
-    browserWsPath: pathname,
+    chromiumAddress: devtools,
+    browserWsPath,
     actions: createPageActions(cdp, currentPage, {
       timeoutMs: config.actionTimeoutMs,
       onActivity: () => spec.onActivity?.(),
@@ -156,7 +160,8 @@ async function startDriven(
   chromium: ChromiumProcess;
   cdp: CdpClient;
   currentPage: CurrentPage;
-  browserWsUrl: string;
+  devtools: DevtoolsEndpoint;
+  browserWsPath: string;
 }> {
   let chromium: ChromiumProcess;
   try {
@@ -173,15 +178,20 @@ async function startDriven(
     throw error;
   }
   let cdp: CdpClient | undefined;
-  // In a sandbox, Chromium's DevTools port is reached through the host-side bridge.
-  const browserWsUrl = network
-    ? chromium.browserWsUrl.replace(/^ws:\/\/[^/]+/, `ws://${network.devtoolsAddress}`)
-    : chromium.browserWsUrl;
+  // In a sandbox, Chromium's DevTools port is reached through its socket in the session's
+  // temp dir; on the shared machine, at its loopback port.
+  const printed = new URL(chromium.browserWsUrl);
+  const devtools: DevtoolsEndpoint = network?.devtools ?? {
+    host: printed.hostname,
+    port: Number(printed.port),
+  };
+  const browserWsPath = printed.pathname;
   try {
-    cdp = await CdpClient.connect(browserWsUrl);
+    await network?.devtoolsReady(config.launchTimeoutMs);
+    cdp = await CdpClient.connect(devtools, browserWsPath);
     const currentPage = await CurrentPage.track(cdp);
     await currentPage.get({ create: true });
-    return { chromium, cdp, currentPage, browserWsUrl };
+    return { chromium, cdp, currentPage, devtools, browserWsPath };
   } catch (error) {
     cdp?.close();
     await chromium.kill();
@@ -193,7 +203,7 @@ async function startDriven(
   }
 }
 
-/** The session's exit and DevTools bridge; the profile is removed if they cannot be opened. */
+/** The session's exit and DevTools socket; the profile is removed if they cannot be opened. */
 async function isolateOrUndo(
   spec: LaunchSpec,
   sandbox: SandboxConfig,

@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { dirname, join } from 'node:path';
 
 export type Isolation = 'remote' | 'none';
@@ -170,65 +170,27 @@ function sandboxedChromiumArgs(args: string[], exitSpki: string): string[] {
 }
 
 /**
- * A loopback TCP listener on the host piped to the sandbox's DevTools socket: the runtime, the
- * CDP proxy and the debugger address reach Chromium through it as they reach a plain launch.
+ * Resolves once the forwarder's DevTools socket in `tempDir` accepts connections: the forwarder
+ * starts beside Chromium and may not be listening yet when Chromium prints its endpoint. The
+ * runtime, the CDP proxy and the debugger address connect to that socket directly: no TCP port
+ * on the host leads to a sandboxed Chromium.
  */
-export async function openDevtoolsBridge(
-  tempDir: string,
-): Promise<{ address: string; close(): void }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer(async (client) => {
-    sockets.add(client);
-    client.pause();
-    client.on('error', () => client.destroy());
-    const upstream = await connectWhenListening(join(tempDir, DEVTOOLS_SOCKET));
-    if (upstream.destroyed || client.destroyed) {
-      upstream.destroy();
-      client.destroy();
-      sockets.delete(client);
-      return;
-    }
-    client.resume();
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-    };
-    for (const s of [client, upstream]) {
-      s.on('error', end);
-      s.on('close', end);
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as { port: number };
-  return {
-    address: `127.0.0.1:${port}`,
-    close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    },
-  };
-}
-
-/** The forwarder starts beside Chromium: its socket may not be there for a few ms yet. */
-async function connectWhenListening(path: string): Promise<Socket> {
-  for (let attempt = 0; ; attempt++) {
+export async function devtoolsSocketReady(tempDir: string, timeoutMs: number): Promise<void> {
+  const path = join(tempDir, DEVTOOLS_SOCKET);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
     const socket = netConnect(path);
     const failure = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
       socket.once('connect', () => resolve(undefined));
       socket.once('error', resolve);
     });
-    if (!failure) return socket;
     socket.destroy();
-    if (attempt >= 50 || (failure.code !== 'ENOENT' && failure.code !== 'ECONNREFUSED')) {
-      return socket;
+    if (!failure) return;
+    if (failure.code !== 'ENOENT' && failure.code !== 'ECONNREFUSED') throw failure;
+    if (Date.now() >= deadline) {
+      throw new Error(`the sandbox's DevTools socket was not ready within ${timeoutMs} ms`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 

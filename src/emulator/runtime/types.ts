@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { DevtoolsEndpoint } from './devtools-endpoint.js';
 
 export interface RuntimeOptions {
   /** Chromium executable; default: `CHROMIUM_PATH`, then the system Chromium, then Playwright's cache. */
@@ -95,8 +96,11 @@ export interface RunningBrowser {
   readonly sessionId: string;
   /** OS pid of the Chromium browser process. */
   readonly pid: number;
-  /** `127.0.0.1:<port>` of Chromium's own remote-debugging endpoint (never handed to clients). */
-  readonly chromiumAddress: string;
+  /**
+   * Chromium's own remote-debugging endpoint (never handed to clients): its loopback port on
+   * the shared machine, the sandbox's unix socket with `isolation: 'remote'`.
+   */
+  readonly chromiumAddress: DevtoolsEndpoint;
   /** Path part of Chromium's browser websocket, e.g. `/devtools/browser/<uuid>`. */
   readonly browserWsPath: string;
   readonly actions: PageActions;

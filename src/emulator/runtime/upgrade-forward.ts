@@ -1,11 +1,11 @@
 /**
  * Raw websocket pass-through to Chromium: the client's upgrade request is replayed on a fresh
- * TCP connection with the path and Host rewritten, then bytes flow both ways untouched, so every
+ * connection (TCP, or the sandbox's unix socket) with the path and Host rewritten, then bytes flow both ways untouched, so every
  * CDP client library (Playwright, Puppeteer, chrome-remote-interface) works as if local.
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
-import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { connectDevtools, type DevtoolsEndpoint, devtoolsHost } from './devtools-endpoint.js';
 
 /**
  * Answers an upgrade with a plain HTTP error and closes the socket. The body is built from a
@@ -25,8 +25,8 @@ export function refuseUpgrade(socket: Duplex, status: number, error: string): vo
 }
 
 export interface ForwardOptions {
-  /** `127.0.0.1:<port>` of Chromium's remote-debugging endpoint. */
-  chromiumAddress: string;
+  /** Chromium's remote-debugging endpoint: its loopback port, or the sandbox's socket. */
+  chromiumAddress: DevtoolsEndpoint;
   /** Path (and query, none needed) on Chromium: `/devtools/browser/<uuid>` or `/devtools/page/<id>`. */
   path: string;
   /** Called for every chunk in either direction: client traffic keeps the session alive. */
@@ -40,8 +40,7 @@ export function forwardUpgrade(
   head: Buffer,
   { chromiumAddress, path, onActivity }: ForwardOptions,
 ): () => void {
-  const [host, port] = splitAddress(chromiumAddress);
-  const upstream = connect(port, host);
+  const upstream = connectDevtools(chromiumAddress);
   let closed = false;
   const teardown = () => {
     if (closed) return;
@@ -54,7 +53,7 @@ export function forwardUpgrade(
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     // Chromium rejects a Host that is not an IP or localhost (DNS-rebinding defence).
-    if (raw[i]!.toLowerCase() === 'host') lines.push(`Host: ${chromiumAddress}`);
+    if (raw[i]!.toLowerCase() === 'host') lines.push(`Host: ${devtoolsHost(chromiumAddress)}`);
     else lines.push(`${raw[i]}: ${raw[i + 1]}`);
   }
   upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -80,9 +79,4 @@ export function forwardUpgrade(
   upstream.pipe(client);
   client.pipe(upstream);
   return teardown;
-}
-
-function splitAddress(address: string): [string, number] {
-  const colon = address.lastIndexOf(':');
-  return [address.slice(0, colon), Number(address.slice(colon + 1))];
 }

@@ -112,7 +112,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         alive: true,
         sessionId: spec.sessionId,
         pid: nextPid++,
-        chromiumAddress: '127.0.0.1:9',
+        chromiumAddress: { host: '127.0.0.1', port: 9 },
         browserWsPath: `/devtools/browser/${spec.sessionId}`,
         get actions() {
           return control.actions;

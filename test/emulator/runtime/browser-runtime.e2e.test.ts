@@ -61,7 +61,7 @@ describe('browser runtime', () => {
   it('launches Chromium and stops it with its whole process group', async () => {
     const browser = await runtime.launch({ sessionId: randomUUID(), record: false });
     expect(runtime.liveProcessCount()).toBe(1);
-    expect(browser.chromiumAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(browser.chromiumAddress).toEqual({ host: '127.0.0.1', port: expect.any(Number) });
     expect(browser.browserWsPath).toMatch(/^\/devtools\/browser\//);
     expect(await browser.pages()).toEqual([
       expect.objectContaining({ type: 'page', url: 'about:blank' }),

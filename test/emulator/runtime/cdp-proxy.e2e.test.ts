@@ -159,7 +159,7 @@ describe('CDP proxy', () => {
     expect(version.webSocketDebuggerUrl).toBe(server.proxy.cdpUrl(browser.sessionId, token));
 
     const listText = await (await fetch(`${base}/json/list?token=${token}`)).text();
-    expect(listText).not.toContain(browser.chromiumAddress);
+    expect(listText).not.toContain(`:${(browser.chromiumAddress as { port: number }).port}/`);
     const list = JSON.parse(listText) as Array<{ type: string; webSocketDebuggerUrl: string }>;
     const page = list.find((t) => t.type === 'page')!;
     expect(page.webSocketDebuggerUrl).toMatch(
