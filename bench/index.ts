@@ -4,7 +4,7 @@
  * Not a test: nothing here fails the build; the table is the result.
  *
  *   npm run bench                 all rows (about 8 minutes on 2 cores)
- *   npm run bench -- --only P1,P5 some rows
+ *   npm run bench -- --only P1,P5 some rows (P8: isolation 'remote' vs 'none')
  *   npm run bench -- --pairs 5    fewer interleaved pairs for P1/P2 (default 11)
  *
  * Machine and date are printed with the table, so a pasted table says where it came from.
@@ -13,6 +13,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { downloadRows } from './download.js';
 import { entryCostRows } from './entry-cost.js';
+import { isolationRows } from './isolation.js';
 import { launchRows } from './launch-rows.js';
 import { pollingRows } from './polling.js';
 import { prewarmRows } from './prewarm.js';
@@ -38,6 +39,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P5'], run: () => downloadRows() },
   { ids: ['P7'], run: () => prewarmRows((line) => process.stderr.write(`\n  ${line}`)) },
   { ids: ['P8', 'P8b'], run: () => tunnelRows() },
+  { ids: ['P8'], run: () => isolationRows(pairs) },
 ];
 
 const rows: Row[] = [];

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Makes sure the emulator can run here: a Chromium (required) and ffmpeg (optional: without it
-// the emulator runs with recordings off). Runs before `npm test` and `npm run demo`, after the
+// Makes sure the emulator can run here: a Chromium (required), ffmpeg (optional: without it
+// the emulator runs with recordings off) and, on Linux, bubblewrap (for `isolation: 'remote'`:
+// without it the emulator falls back to 'none' with a warning, or fails with CI=true). Runs before `npm test` and `npm run demo`, after the
 // build, and asks the emulator's own finders (dist/emulator.js), so it accepts exactly what the
 // emulator will use.
 //
-// When nothing is found: Debian's `chromium`/`ffmpeg` via apt-get when running as root (needs no
+// When nothing is found: Debian's `chromium`/`ffmpeg`/`bubblewrap` via apt-get when running as root (needs no
 // CDN, which is what CI and closed networks have), then Playwright's own browser installer, else
 // one line saying exactly what to install.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -75,3 +76,14 @@ let ffmpeg = findFfmpeg();
 if (!ffmpeg.path && aptInstall('ffmpeg')) ffmpeg = findFfmpeg();
 if (ffmpeg.path) log(`ffmpeg: ${ffmpeg.path}`);
 else console.error(`remote-browser: ${ffmpeg.reason}. The emulator will run with recordings off.`);
+
+if (process.platform === 'linux') {
+  const bwrap = () => ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find(existsSync);
+  if (!bwrap()) aptInstall('bubblewrap');
+  if (bwrap()) log(`bubblewrap: ${bwrap()}`);
+  else {
+    console.error(
+      "remote-browser: bubblewrap (bwrap) not found: the emulator's sessions fall back to isolation 'none' (apt-get install bubblewrap).",
+    );
+  }
+}

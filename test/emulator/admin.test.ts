@@ -33,6 +33,26 @@ describe('admin API', () => {
     }
   });
 
+  it('publishes a host on the emulator internet, and refuses a bad one naming the host and the rule', async () => {
+    const emu = await startFakeEmulator({ internet: { 'shop.test': 'http://127.0.0.1:4000' } });
+    try {
+      expect(await emu.admin.publish('late.test', 'https://127.0.0.1:4443')).toEqual({
+        'shop.test': 'http://127.0.0.1:4000',
+        'late.test': 'https://127.0.0.1:4443',
+      });
+      const listed = await call(emu.url, 'GET', '/_emulator/internet');
+      expect(Object.keys(listed.body.sites)).toEqual(['shop.test', 'late.test']);
+      const bad = await call(emu.url, 'POST', '/_emulator/internet', {
+        body: { host: 'bad.test', target: 'http://127.0.0.1:1/path' },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatch(/bad\.test: target must be an http:\/\/ or https:\/\/ origin/);
+      await expect(emu.admin.publish('exit.test', 'http://127.0.0.1:1')).rejects.toThrow(/400/);
+    } finally {
+      await emu.close();
+    }
+  });
+
   it('moves the clock forward and reports the new time', async () => {
     const emu = await startFakeEmulator();
     try {

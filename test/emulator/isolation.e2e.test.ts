@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { client } from './helpers/emulator.js';
@@ -137,8 +137,14 @@ describe.each(['remote', 'none'] as const)(
       });
       expect(created.status, created.text).toBe(200);
       browser = await puppeteer.connect({ browserWSEndpoint: created.body.data.cdp_url });
-      page = (await browser.pages())[0]!;
       home = faithful ? 'http://shop.test/' : `${site.origin}/`;
+    });
+    // A tab per check: an error page of one (Chromium reloads some) must not navigate the next.
+    beforeEach(async () => {
+      page = await browser.newPage();
+    });
+    afterEach(async () => {
+      await page?.close().catch(() => {});
     });
     afterAll(async () => {
       await browser?.disconnect();
@@ -154,8 +160,10 @@ describe.each(['remote', 'none'] as const)(
       for (const url of urls) {
         await page.goto(url, { timeout: 10_000 }).catch(() => {});
       }
-      await page.goto(home);
-      await page.evaluate(async (targets: string[]) => {
+      // A tab of its own: the error pages above may still be reloading in the first one.
+      const tab = await browser.newPage();
+      await tab.goto(home);
+      await tab.evaluate(async (targets: string[]) => {
         const tries = targets.flatMap((url) => [
           fetch(`${url}fetch`, { mode: 'no-cors' }).catch(() => {}),
           new Promise<void>((done) => {
@@ -182,6 +190,7 @@ describe.each(['remote', 'none'] as const)(
         );
         await Promise.all(tries);
       }, urls);
+      await tab.close();
       await settle(300);
       if (faithful) expect(clientServer.hits).toEqual([]);
       else {
@@ -240,10 +249,16 @@ describe.each(['remote', 'none'] as const)(
     it('loads a published site by name, over http, https and a WebSocket, with the exit as X-Forwarded-For', async () => {
       const load = async (url: string) => {
         const response = await page.goto(url, { timeout: 10_000 }).catch(() => undefined);
-        return response?.ok() ? await page.$eval('#h', (h) => h.textContent) : undefined;
+        if (response?.ok()) return await page.$eval('#h', (h) => h.textContent);
+        // A navigation that timed out may still be pending: leave it for a settled page.
+        await page.goto('about:blank');
+        return undefined;
       };
       const http = await load('http://shop.test/');
       const https = await load('https://shop.test/');
+      // A navigation that timed out may still be pending (on 'none' the name waits on this
+      // machine's resolver): a settled blank page to run the WebSocket from.
+      await page.goto('about:blank');
       const echo = await page
         .evaluate(
           (url) =>
@@ -252,20 +267,29 @@ describe.each(['remote', 'none'] as const)(
               ws.onopen = () => ws.send('ping');
               ws.onmessage = (event) => resolve(String(event.data));
               ws.onerror = () => resolve('error');
+              // Without an exit the name may wait on this machine's resolver: bounded.
+              setTimeout(() => resolve('error'), 8000);
             }),
           'wss://shop.test/',
         )
         .catch(() => 'error');
+      await emu.admin.publish('late.test', site.origin);
+      const late = await load('http://late.test/');
       const headers = await page
-        .goto('http://shop.test/headers')
+        .goto('http://shop.test/headers', { timeout: 10_000 })
         .then((r) => r?.json() as Promise<Record<string, string>>)
         .catch(() => undefined);
       if (faithful) {
-        expect([http, https, echo]).toEqual(['Shop by name', 'Shop by name', 'echo:ping']);
+        expect([http, https, echo, late]).toEqual([
+          'Shop by name',
+          'Shop by name',
+          'echo:ping',
+          'Shop by name',
+        ]);
         expect(headers?.['x-forwarded-for']).toMatch(/^198\.51\.100\.\d+$/);
         expect(headers?.host).toBe('shop.test');
       } else {
-        expect([http, https, echo]).toEqual([undefined, undefined, 'error']);
+        expect([http, https, echo, late]).toEqual([undefined, undefined, 'error', undefined]);
       }
     });
 
@@ -320,8 +344,46 @@ describe.each(['remote', 'none'] as const)(
   },
 );
 
+describe("a pin_ip profile's exit", () => {
+  it("is one 192.0.2.x address for each of its sessions, at the profile's pinned location", async () => {
+    const emu = await startEmulator({ ffmpegPath: false, isolation: 'remote' });
+    try {
+      const api = client(emu.url, emu.token);
+      const profile = await api('POST', '/profiles', { body: { name: 'pinned', pin_ip: true } });
+      expect(profile.status, profile.text).toBe(200);
+      const exits: Record<string, string>[] = [];
+      for (const ask of [{ country: 'gb', region: 'sct' }, {}]) {
+        const created = await api('POST', '/sessions', {
+          body: { proxy_password: emu.proxyPassword, profile_id: profile.body.data.id, ...ask },
+        });
+        expect(created.status, created.text).toBe(200);
+        const browser = await puppeteer.connect({ browserWSEndpoint: created.body.data.cdp_url });
+        const page = (await browser.pages())[0]!;
+        exits.push(
+          (await (await page.goto('http://exit.test/'))!.json()) as Record<string, string>,
+        );
+        await browser.disconnect();
+        await api('DELETE', `/sessions/${created.body.data.id}`);
+      }
+      const [first, second] = exits as [Record<string, string>, Record<string, string>];
+      expect(first.ip).toMatch(/^192\.0\.2\.\d+$/);
+      expect(second).toEqual(first);
+      const pinned = (await api('GET', '/profiles')).body.data[0];
+      expect([first.country, first.region, first.city, first.isp]).toEqual([
+        pinned.pinned_country,
+        pinned.pinned_region,
+        pinned.pinned_city,
+        pinned.pinned_isp,
+      ]);
+      expect(first.country).toBe('gb');
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
 describe('an emulator over TLS', () => {
-  it('serves a session to Playwright, Puppeteer and fetch in a child process that trusts emulator.ca', async () => {
+  it('serves sessions to Playwright, Puppeteer, fetch and the library (built) in a child process that trusts emulator.ca', async () => {
     const site = await startSite();
     const emu = await startEmulator({
       ffmpegPath: false,
@@ -358,8 +420,19 @@ describe('an emulator over TLS', () => {
         await ppPage.goto('http://exit.test/');
         const exit = JSON.parse(await ppPage.$eval('body', (b) => b.textContent));
         await pp.disconnect();
-        const live = await fetch(first.live_view_url ?? '').then((r) => r.status, () => 'no');
-        console.log(JSON.stringify({ cdp: first.cdp_url.slice(0, 6), title, ip: exit.ip, live }));
+        // The library itself (built package): its undici client and its Playwright connect.
+        const { launchRemote } = await import('remote-browser/playwright');
+        const lib = await launchRemote({ baseUrl: process.env.EMU, token: process.env.TOKEN, proxyPassword: process.env.PASSWORD });
+        const libPage = lib.contexts()[0].pages()[0];
+        await libPage.goto('https://shop.test/');
+        const libTitle = await libPage.title();
+        await lib.close();
+        const connection = await fetch(process.env.EMU + '/api/v2/browser/sessions/' + second.id + '/connection', {
+          headers: { authorization: 'Bearer ' + process.env.TOKEN },
+        }).then((r) => r.json());
+        const liveUrl = connection.data.live_view_url;
+        const live = await fetch(liveUrl).then((r) => r.status, (e) => String(e));
+        console.log(JSON.stringify({ cdp: second.cdp_url.slice(0, 6), title, libTitle, ip: exit.ip, live, liveScheme: liveUrl.slice(0, 8) }));
       `;
       const scriptPath = join(process.cwd(), 'test', `.tls-child-${process.pid}.mjs`);
       await writeFile(scriptPath, script);
@@ -382,7 +455,13 @@ describe('an emulator over TLS', () => {
           ),
         );
         const result = JSON.parse(output.trim().split('\n').pop()!);
-        expect(result).toMatchObject({ cdp: 'wss://', title: 'shop' });
+        expect(result).toMatchObject({
+          cdp: 'wss://',
+          title: 'shop',
+          libTitle: 'shop',
+          live: 200,
+          liveScheme: 'https://',
+        });
         expect(result.ip).toMatch(/^198\.51\.100\.\d+$/);
       } finally {
         await rm(scriptPath, { force: true });

@@ -67,8 +67,8 @@ export function register(program: Command, rt: Runtime): void {
       "remote: each session's browser runs as on another machine; none: on this one (not faithful)",
     )
     .option(
-      '--internet <host=origin>',
-      'publish a host on the emulator internet, e.g. shop.test=http://127.0.0.1:4000 (repeatable)',
+      '--internet <h=url>',
+      'publish host h on the emulator internet, e.g. shop.test=http://127.0.0.1:4000 (repeatable)',
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option(

@@ -13,17 +13,9 @@
 import { createHash } from 'node:crypto';
 import { pinFromConfig } from '../browser-service/profile-pin.js';
 import type { PinnedLocation, SessionConfig } from '../model.js';
+import type { ExitIdentity } from '../runtime/types.js';
 
-export interface ExitIdentity {
-  ip: string;
-  country: string;
-  region: string;
-  city: string;
-  zip: string;
-  isp: string;
-  connection_type: string;
-  session_type: string;
-}
+export type { ExitIdentity };
 
 /** What the exit of one session needs to know about it; read at every ask (a profile pins late). */
 export interface ExitSubject {

@@ -18,7 +18,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
-import type { ExitIdentity } from './exit-identity.js';
+import type { ExitIdentity } from '../runtime/types.js';
 import { EXIT_HOST, type Internet } from './internet.js';
 import type { EmulatorCa, KeyPairPem } from './tls.js';
 

@@ -32,12 +32,18 @@ export interface NetworkRequest {
 export const FALLBACK_CONSEQUENCE =
   "sessions run with isolation 'none', which is NOT faithful: their browser reaches this machine's loopback, its other addresses and its files, which no remote browser can";
 
+/** The probe runs once per process: every emulator of a test run shares its answer. */
 let probe: ReturnType<typeof probeSandbox> | undefined;
 
 export async function prepareNetwork(
   request: NetworkRequest,
   warn: (message: string) => void,
   env: NodeJS.ProcessEnv = process.env,
+  /** Whether a sandbox can be made here; default: try bwrap (once per process). */
+  sandboxProbe: typeof probeSandbox = () => {
+    probe ??= probeSandbox();
+    return probe;
+  },
 ): Promise<EmulatorNetwork> {
   const internet = new Internet();
   for (const [host, target] of Object.entries(request.internet)) internet.publish(host, target);
@@ -51,9 +57,7 @@ export async function prepareNetwork(
   let isolation = request.isolation;
   let sandbox: SandboxConfig | undefined;
   if (isolation === 'remote') {
-    // The probe runs once per process: every emulator of a test run shares its answer.
-    probe ??= probeSandbox();
-    const found = await probe;
+    const found = await sandboxProbe();
     if ('bwrap' in found) {
       const leafKey = await newKey();
       sandbox = {

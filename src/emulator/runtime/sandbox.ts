@@ -34,12 +34,11 @@ export const DEVTOOLS_SOCKET = 'devtools.sock';
 
 /**
  * Run by node inside the sandbox (passed inline with `-e`, so none of the project's files need
- * to be visible there). Listens for Chromium's proxy traffic and the host's DevTools traffic,
- * then starts Chromium (argv) and exits with it.
+ * to be visible there), next to Chromium, which starts at once beside it: Chromium's first
+ * request and the host's first DevTools connection come long after node is listening.
  */
 const FORWARDER = `
 const net = require('node:net');
-const { spawn } = require('node:child_process');
 const dir = process.env.RB_SOCKETS;
 const pipe = (a, b) => {
   const end = () => { a.destroy(); b.destroy(); };
@@ -47,15 +46,13 @@ const pipe = (a, b) => {
   a.pipe(b); b.pipe(a);
 };
 net.createServer((c) => pipe(c, net.connect(dir + '/${EXIT_SOCKET}')))
-  .listen(${SANDBOX_PROXY_PORT}, '127.0.0.1', () => {
-    net.createServer((c) => pipe(c, net.connect(${SANDBOX_DEVTOOLS_PORT}, '127.0.0.1')))
-      .listen(dir + '/${DEVTOOLS_SOCKET}', () => {
-        const child = spawn(process.argv[1], process.argv.slice(2), { stdio: ['ignore', 'ignore', 'inherit'] });
-        child.on('exit', (code, signal) => process.exit(code ?? 1));
-        for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => child.kill(s));
-      });
-  });
+  .listen(${SANDBOX_PROXY_PORT}, '127.0.0.1');
+net.createServer((c) => pipe(c, net.connect(${SANDBOX_DEVTOOLS_PORT}, '127.0.0.1')))
+  .listen(dir + '/${DEVTOOLS_SOCKET}');
 `;
+
+/** sh starts the forwarder in the background and becomes Chromium: the sandbox lives as long as Chromium. */
+const START_BOTH = '"$0" -e "$1" & shift; exec "$@"';
 
 export interface SandboxLaunch {
   command: string;
@@ -141,8 +138,10 @@ export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
     'RB_SOCKETS',
     SANDBOX_TMP,
     '--',
+    '/bin/sh',
+    '-c',
+    START_BOTH,
     node,
-    '-e',
     FORWARDER,
     spec.executable,
     ...sandboxedChromiumArgs(spec.chromiumArgs, spec.exitSpki),
@@ -178,9 +177,18 @@ export async function openDevtoolsBridge(
   tempDir: string,
 ): Promise<{ address: string; close(): void }> {
   const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = netConnect(join(tempDir, DEVTOOLS_SOCKET));
+  const server: Server = createServer(async (client) => {
     sockets.add(client);
+    client.pause();
+    client.on('error', () => client.destroy());
+    const upstream = await connectWhenListening(join(tempDir, DEVTOOLS_SOCKET));
+    if (upstream.destroyed || client.destroyed) {
+      upstream.destroy();
+      client.destroy();
+      sockets.delete(client);
+      return;
+    }
+    client.resume();
     const end = () => {
       client.destroy();
       upstream.destroy();
@@ -205,6 +213,23 @@ export async function openDevtoolsBridge(
       server.close();
     },
   };
+}
+
+/** The forwarder starts beside Chromium: its socket may not be there for a few ms yet. */
+async function connectWhenListening(path: string): Promise<Socket> {
+  for (let attempt = 0; ; attempt++) {
+    const socket = netConnect(path);
+    const failure = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      socket.once('connect', () => resolve(undefined));
+      socket.once('error', resolve);
+    });
+    if (!failure) return socket;
+    socket.destroy();
+    if (attempt >= 50 || (failure.code !== 'ENOENT' && failure.code !== 'ECONNREFUSED')) {
+      return socket;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const BWRAP_CANDIDATES = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];

@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ExitIdentity } from '../network/exit-identity.js';
 
 export interface RuntimeOptions {
   /** Chromium executable; default: `CHROMIUM_PATH`, then the system Chromium, then Playwright's cache. */
@@ -20,6 +19,18 @@ export interface RuntimeOptions {
   recordingFps?: number;
   /** How long Chromium may take to print its DevTools endpoint; default 30000 ms (ten launching at once on two cores is slow). */
   launchTimeoutMs?: number;
+}
+
+/** Who a session's exit is, as `exit.test` answers it (network/exit-identity.ts makes it). */
+export interface ExitIdentity {
+  ip: string;
+  country: string;
+  region: string;
+  city: string;
+  zip: string;
+  isp: string;
+  connection_type: string;
+  session_type: string;
 }
 
 export interface LaunchSpec {

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionConfig } from '../../../src/emulator/model.js';
+import { exitIdentity } from '../../../src/emulator/network/exit-identity.js';
+
+const config = (over: Partial<SessionConfig>): SessionConfig => ({
+  protocol: 'http',
+  connection_type: 'residential',
+  session_type: 'sticky',
+  filter_mode: 'none',
+  quality_filter_enabled: false,
+  ipv4_only: false,
+  profile_name: null,
+  profile_id: null,
+  ...over,
+});
+
+describe('exitIdentity', () => {
+  it('keeps one 198.51.100.x address for the whole of a sticky session, another for another session', () => {
+    const subject = { accountId: 'a', sessionId: 's1', config: config({ country: 'de' }) };
+    const first = exitIdentity(subject, 0);
+    expect(first.ip).toMatch(/^198\.51\.100\.([1-9]\d?|1\d\d|2[0-4]\d|25[0-4])$/);
+    expect(exitIdentity(subject, 5).ip).toBe(first.ip);
+    const others = ['s2', 's3', 's4', 's5'].map(
+      (sessionId) => exitIdentity({ ...subject, sessionId }, 0).ip,
+    );
+    expect(others.some((ip) => ip !== first.ip)).toBe(true);
+    expect(first).toMatchObject({
+      country: 'de',
+      region: 'be',
+      city: 'berlin',
+      session_type: 'sticky',
+    });
+  });
+
+  it('gives a rotating session a 203.0.113.x address per connection', () => {
+    const subject = {
+      accountId: 'a',
+      sessionId: 's',
+      config: config({ session_type: 'rotating' }),
+    };
+    const ips = new Set([0, 1, 2, 3, 4, 5].map((n) => exitIdentity(subject, n).ip));
+    expect([...ips].every((ip) => ip.startsWith('203.0.113.'))).toBe(true);
+    expect(ips.size).toBeGreaterThan(1);
+  });
+
+  it("pins a pin_ip profile's sessions to one 192.0.2.x address and the profile's pinned location", () => {
+    const pinned = {
+      country: 'fr',
+      region: 'idf',
+      city: 'paris',
+      zip: '75001',
+      isp: 'orange',
+      connection_type: 'residential',
+    };
+    const profile = () => ({ id: 'p1', pinned });
+    const one = exitIdentity(
+      {
+        accountId: 'a',
+        sessionId: 's1',
+        config: config({ country: 'us' }),
+        pinnedProfile: profile,
+      },
+      0,
+    );
+    const two = exitIdentity(
+      {
+        accountId: 'a',
+        sessionId: 's2',
+        config: config({ session_type: 'rotating' }),
+        pinnedProfile: profile,
+      },
+      3,
+    );
+    expect(one.ip).toMatch(/^192\.0\.2\.\d+$/);
+    expect(two.ip).toBe(one.ip);
+    expect(one).toMatchObject(pinned);
+  });
+});
