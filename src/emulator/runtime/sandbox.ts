@@ -16,10 +16,10 @@ import { dirname, join } from 'node:path';
 export type Isolation = 'remote' | 'none';
 
 /**
- * The isolation a session gets when `startEmulator()` is not told: what the lead flips to
- * `'remote'` once the suites reach local servers through the library's tunnel (issue 28 item 5).
+ * The isolation a session gets when `startEmulator()` is not told: `'remote'`, as a browser of
+ * the real service is (issue 28 item 5). `'none'` runs it on this machine and is not faithful.
  */
-export const RUNTIME_DEFAULT_ISOLATION: Isolation = 'none';
+export const RUNTIME_DEFAULT_ISOLATION: Isolation = 'remote';
 
 /** Inside the sandbox: the exit's port, and Chromium's DevTools port (its own loopback, not the host's). */
 export const SANDBOX_PROXY_PORT = 8118;
