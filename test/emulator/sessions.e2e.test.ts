@@ -7,7 +7,7 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { client } from './helpers/emulator.js';
-import { type LocalSite, startLocalSite } from './helpers/local-site.js';
+import { type LocalSite, publishLocalSite, startLocalSite } from './helpers/local-site.js';
 
 let emu: EmulatorHandle;
 let site: LocalSite;
@@ -15,6 +15,7 @@ let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   [emu, site] = await Promise.all([startEmulator({ ffmpegPath: false }), startLocalSite()]);
+  site = await publishLocalSite(emu, site);
   api = client(emu.url, emu.token);
 });
 afterAll(async () => {
@@ -195,13 +196,20 @@ describe('sessions on real Chromium', () => {
   });
 
   it('ends a session whose Chromium is killed from outside', async () => {
-    const { id } = await createSession();
     const { execFileSync } = await import('node:child_process');
-    const main = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-      .split('\n')
-      .find((line) => line.includes(id) && !line.includes('--type='));
-    expect(main).toBeDefined();
-    process.kill(Number.parseInt((main as string).trim(), 10), 'SIGKILL');
+    // No argv names a session (issue 27): the session's process is the one child of this
+    // process that its create started (Chromium, or on isolation 'remote' its sandbox).
+    const children = () =>
+      execFileSync('ps', ['-eo', 'pid=,ppid=,comm='], { encoding: 'utf8' })
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/))
+        .filter(([, ppid, comm]) => Number(ppid) === process.pid && comm !== 'ps')
+        .map(([pid]) => Number(pid));
+    const before = new Set(children());
+    const { id } = await createSession();
+    const started = children().filter((pid) => !before.has(pid));
+    expect(started).toHaveLength(1);
+    process.kill(started[0] as number, 'SIGKILL');
     await expect
       .poll(async () => (await api('GET', `/sessions/${id}`)).body.data.status, { timeout: 10_000 })
       .toBe('ended');
