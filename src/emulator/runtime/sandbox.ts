@@ -159,6 +159,9 @@ function sandboxedChromiumArgs(args: string[], exitSpki: string): string[] {
     ...kept,
     `--user-data-dir=${SANDBOX_PROFILE}`,
     `--remote-debugging-port=${SANDBOX_DEVTOOLS_PORT}`,
+    // A fixed port is not an automation launch to Chromium (port 0 is): without this switch
+    // `navigator.webdriver` would read false in the sandbox and true on 'none'.
+    '--enable-automation',
     `--proxy-server=http://127.0.0.1:${SANDBOX_PROXY_PORT}`,
     // Loopback goes to the exit too (Chromium bypasses the proxy for it by default).
     '--proxy-bypass-list=<-loopback>',
