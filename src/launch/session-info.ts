@@ -6,13 +6,18 @@
  */
 import type { BrowserApi, SessionConnection } from '../browser-api/index.js';
 import { createDebug } from '../http/debug.js';
+import { INSPECT_CUSTOM, nodeUtil } from '../http/node-builtins.js';
+import { redact } from '../http/redact.js';
 import type { SessionEnd } from './end-reason.js';
 
 const debug = createDebug('launch');
 /** One `GET /sessions/{id}/connection` (live view URL, debugger address), in ms. */
 const CONNECTION_LOOKUP_TIMEOUT_MS = 15_000;
 
-/** What `sessionOf(browser)` returns. Holds no secret: the cdp_url stays inside. */
+/**
+ * What `sessionOf(browser)` returns. Holds no secret: the cdp_url stays inside, and the live view
+ * URL's token prints as `[REDACTED]` under `util.inspect` and `JSON.stringify`.
+ */
 export interface RemoteSessionInfo {
   id: string;
   /** Opens in any browser tab to watch the session live. Undefined until the connection lookup succeeds. */
@@ -78,7 +83,7 @@ export function sessionInfo(
     if (!connection && !first) void lookAgain();
     return connection ? pick(connection) : undefined;
   };
-  return {
+  const info: RemoteSessionInfo = {
     id,
     get liveViewUrl() {
       return read((c) => c.live_view_url);
@@ -93,6 +98,21 @@ export function sessionInfo(
     // Set by the launch when the session goes away without close() (open-session.ts).
     endReason: undefined,
   };
+  // The live view URL is a capability (its `token`): readable, but printed redacted.
+  const printable = () => ({
+    id,
+    liveViewUrl: info.liveViewUrl === undefined ? undefined : redact(info.liveViewUrl),
+    debuggerAddress: info.debuggerAddress,
+    config: info.config,
+  });
+  return Object.defineProperties(info, {
+    toJSON: { value: printable, enumerable: false },
+    [INSPECT_CUSTOM]: {
+      value: (_depth: number, options: object, inspectFn = nodeUtil().inspect) =>
+        inspectFn(printable(), options),
+      enumerable: false,
+    },
+  });
 }
 
 /** The first lookup, alongside the launch: a failure is reported, never thrown. */

@@ -4,7 +4,7 @@
  * and the `cdp_url` as the target (the client then asks for `/json/protocol` at the host's root).
  */
 import { createRequire } from 'node:module';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { eventually } from '../helpers/pages.js';
@@ -14,6 +14,13 @@ const CDP: any = createRequire(import.meta.url)('chrome-remote-interface');
 // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
 const env = useEmulatorAndSite({ ffmpegPath: false });
 let api: BrowserApi;
+
+// A raw CDP client has no tunnel: the session's browser runs as on another machine, so the site
+// is published on the emulator's internet and reached by name.
+const siteUrl = (path: string) => `http://site.test${path}`;
+beforeAll(async () => {
+  await env.emu.admin.publish('site.test', env.site.url(''));
+});
 
 beforeEach(async () => {
   api = await env.newAccountApi();
@@ -58,7 +65,7 @@ describe('chrome-remote-interface on debugger_address', () => {
 
       // /json/new answers once the target exists; its navigation commits a moment later (a CI
       // run read 'about:blank' right after), so the page is read once it has loaded.
-      const created = await CDP.New({ host, port, url: env.site.url('/') });
+      const created = await CDP.New({ host, port, url: siteUrl('/') });
       expect(created.type).toBe('page');
       expect(created.webSocketDebuggerUrl).toBe(`ws://${host}:${port}/devtools/page/${created.id}`);
       const listed = await CDP.List({ host, port });
@@ -162,19 +169,15 @@ describe('chrome-remote-interface on cdp_url', () => {
       expect(protocol.version.major).toBe('1');
       const version = await CDP.Version(options);
       expect(version.webSocketDebuggerUrl).toBe(cdpUrl);
-      const created = await CDP.New({ ...options, url: env.site.url('/') });
+      const created = await CDP.New({ ...options, url: siteUrl('/') });
       expect(created.webSocketDebuggerUrl).toBe(
         `ws://${url.host}/cdp/${id}/devtools/page/${created.id}?token=${encodeURIComponent(token)}`,
       );
       const page = await CDP({ target: created.webSocketDebuggerUrl, local: true });
       const href = async () =>
         (await page.Runtime.evaluate({ expression: 'location.href' })).result.value;
-      await eventually(
-        async () => (await href()) === env.site.url('/'),
-        10_000,
-        'the new page to load',
-      );
-      expect(await href()).toBe(env.site.url('/'));
+      await eventually(async () => (await href()) === siteUrl('/'), 10_000, 'the new page to load');
+      expect(await href()).toBe(siteUrl('/'));
       await page.close();
       expect((await CDP.List(options)).map((t: { id: string }) => t.id)).toContain(created.id);
       await CDP.Activate({ ...options, id: created.id });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { findFfmpeg } from '../../src/emulator/runtime/index.js';
 import { client } from './helpers/emulator.js';
-import { type LocalSite, startLocalSite } from './helpers/local-site.js';
+import { type LocalSite, publishLocalSite, startLocalSite } from './helpers/local-site.js';
 
 const ffmpeg = findFfmpeg();
 const ffprobe = ffmpeg.path ? join(ffmpeg.path, '..', 'ffprobe') : undefined;
@@ -21,6 +21,7 @@ beforeAll(async () => {
     startEmulator({ recordingPublicationDelayMs: 3000 }),
     startLocalSite(),
   ]);
+  site = await publishLocalSite(emu, site);
   api = client(emu.url, emu.token);
 });
 afterAll(async () => {

@@ -7,7 +7,7 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { client } from './helpers/emulator.js';
-import { type LocalSite, startLocalSite } from './helpers/local-site.js';
+import { type LocalSite, publishLocalSite, startLocalSite } from './helpers/local-site.js';
 
 let emu: EmulatorHandle;
 let site: LocalSite;
@@ -15,6 +15,7 @@ let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   [emu, site] = await Promise.all([startEmulator({ ffmpegPath: false }), startLocalSite()]);
+  site = await publishLocalSite(emu, site);
   api = client(emu.url, emu.token);
 });
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setDebugSink } from '../../src/http/debug.js';
 import { connectWithin, openSession } from '../../src/launch/open-session.js';
@@ -110,5 +111,39 @@ describe('the connection lookup', () => {
     expect(opened.info.liveViewUrl).toBe(`http://127.0.0.1:1/live/${opened.info.id}`);
     expect(service.calls('GET', CONNECTION)).toHaveLength(1);
     await opened.finish();
+  });
+});
+
+describe('sessionOf(browser) printed', () => {
+  it('reads the live view URL whole and prints its token as [REDACTED] under util.inspect and JSON.stringify', async () => {
+    const liveToken = 'live-capability-0123456789abcdef';
+    service.on('GET', CONNECTION, (req, res) =>
+      json(200, {
+        data: {
+          id: req.url?.split('/')[2],
+          status: 'running',
+          cdp_url: 'ws://127.0.0.1:1/x',
+          live_view_url: `http://127.0.0.1:1/live/abc?token=${liveToken}`,
+          debugger_address: '127.0.0.1:1',
+          config: { country: 'us' },
+        },
+      })(req, res),
+    );
+    try {
+      const opened = await openSession(
+        { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+        'launchRemote',
+      );
+      await opened.lookedUp;
+      expect(opened.info.liveViewUrl).toBe(`http://127.0.0.1:1/live/abc?token=${liveToken}`);
+      for (const text of [inspect(opened.info), JSON.stringify(opened.info)]) {
+        expect(text).not.toContain(liveToken);
+        expect(text).toContain('/live/abc?token=[REDACTED]');
+        expect(text).toContain('us');
+      }
+      await opened.finish();
+    } finally {
+      service.off('GET');
+    }
   });
 });

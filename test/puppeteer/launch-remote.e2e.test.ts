@@ -127,12 +127,19 @@ describe('launchRemote (Puppeteer): creates and the session limit', () => {
     const err: any = await launchRemote({ api, timeout: 2500, preflight: false }).catch((e) => e);
     expect(err).toBeInstanceOf(LaunchError);
     expect(err.message).toMatch(/while the service was creating the session; it will be deleted/);
-    expect(await api.sessions.list({ status: 'all' })).toHaveLength(1);
+    // The create may still be starting its Chromium (a sandbox on isolation 'remote', a loaded
+    // machine) when the launch gives up: the one session shows up, and no retry adds another.
+    await eventually(
+      async () => (await api.sessions.list({ status: 'all' })).length > 0,
+      15_000,
+      'the late session to be created',
+    );
     await eventually(
       async () => (await api.sessions.list({ status: 'running' })).length === 0,
       15_000,
       'the late session to be deleted',
     );
+    expect(await api.sessions.list({ status: 'all' })).toHaveLength(1);
   });
 
   it('reconciles a create whose connection dropped after the service created the session', async () => {

@@ -24,7 +24,8 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
         port: upstream.port,
         method: req.method,
         path: req.url,
-        headers: req.headers,
+        // As any reverse proxy: the emulator answers only requests addressed to its own origin.
+        headers: { ...req.headers, host: upstream.host },
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -16,10 +16,10 @@ import { dirname, join } from 'node:path';
 export type Isolation = 'remote' | 'none';
 
 /**
- * The isolation a session gets when `startEmulator()` is not told: what the lead flips to
- * `'remote'` once the suites reach local servers through the library's tunnel (issue 28 item 5).
+ * The isolation a session gets when `startEmulator()` is not told: `'remote'`, as a browser of
+ * the real service is (issue 28 item 5). `'none'` runs it on this machine and is not faithful.
  */
-export const RUNTIME_DEFAULT_ISOLATION: Isolation = 'none';
+export const RUNTIME_DEFAULT_ISOLATION: Isolation = 'remote';
 
 /** Inside the sandbox: the exit's port, and Chromium's DevTools port (its own loopback, not the host's). */
 export const SANDBOX_PROXY_PORT = 8118;
@@ -159,6 +159,9 @@ function sandboxedChromiumArgs(args: string[], exitSpki: string): string[] {
     ...kept,
     `--user-data-dir=${SANDBOX_PROFILE}`,
     `--remote-debugging-port=${SANDBOX_DEVTOOLS_PORT}`,
+    // A fixed port is not an automation launch to Chromium (port 0 is): without this switch
+    // `navigator.webdriver` would read false in the sandbox and true on 'none'.
+    '--enable-automation',
     `--proxy-server=http://127.0.0.1:${SANDBOX_PROXY_PORT}`,
     // Loopback goes to the exit too (Chromium bypasses the proxy for it by default).
     '--proxy-bypass-list=<-loopback>',

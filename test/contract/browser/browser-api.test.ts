@@ -41,7 +41,10 @@ beforeAll(async () => {
   if (REAL) pageUrl = dataUrl();
   else {
     page = await servePage();
-    pageUrl = page.url;
+    // The emulator's browser runs as on another machine: a page action reaches the page by a
+    // name published on the emulator's internet, never by its loopback address.
+    await target.admin?.publish('contract.test', new URL(page.url).origin);
+    pageUrl = `http://contract.test${new URL(page.url).pathname}`;
   }
   dir = await mkdtemp(join(tmpdir(), 'rb-contract-'));
 });

@@ -1,7 +1,7 @@
 /**
  * The page the round trip drives. On the emulator it is served from a loopback node:http
- * server (its Chromium runs on this machine); the real service cannot reach this machine, so
- * there the same page is handed over as a data: URL.
+ * server, published on the emulator's internet (its Chromium runs as on another machine); the
+ * real service cannot reach this machine, so there the same page is handed over as a data: URL.
  */
 import { startLoopbackSite } from '../../helpers/loopback-site.js';
 

@@ -1,4 +1,5 @@
 /** A tiny loopback website for e2e tests: a page with a form, a tall page, a cookie page. */
+import type { EmulatorHandle } from '../../../src/emulator/index.js';
 import { startLoopbackSite } from '../../helpers/loopback-site.js';
 
 const PAGE = `<!doctype html><html><head><title>Local test page</title></head>
@@ -29,4 +30,17 @@ export function startLocalSite(): Promise<LocalSite> {
     },
     { fallback: PAGE, contentType: 'text/html' },
   );
+}
+
+/**
+ * `site` published on the emulator's internet as `site.test`: a session's browser runs as on
+ * another machine (isolation 'remote'), so a raw-CDP client or a page action reaches the site by
+ * that name, never by its loopback origin.
+ */
+export async function publishLocalSite(
+  emu: Pick<EmulatorHandle, 'admin'>,
+  site: LocalSite,
+): Promise<LocalSite> {
+  await emu.admin.publish('site.test', site.origin);
+  return { origin: 'http://site.test', close: () => site.close() };
 }
