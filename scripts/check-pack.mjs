@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What publint and attw do not check about the packed package, run by `npm run pkg:check` after
-// `npm run build`: only what a user needs is shipped (under 400 kB packed), the licence is in it,
+// `npm run build`: only what a user needs is shipped (under 500 kB packed), the licence is in it,
 // no source maps, each module is bundled once per format (the CLI shares the library's chunks
 // instead of holding a second copy of the emulator), every bin starts with a hashbang, and each
 // entry's public surface in both formats (the root has the library-agnostic launch functions,
@@ -34,7 +34,11 @@ for (const path of paths.filter((p) => p.endsWith('.map'))) problems.push(`ships
 for (const path of ['dist/cli.cjs', 'dist/watchdog.cjs'].filter((p) => paths.includes(p))) {
   problems.push(`ships ${path}, which nothing runs`);
 }
-const MAX_PACKED = 400_000;
+// 400 kB held at 396 kB once source maps went; this wave's remote-CDP layer (exposeNetwork,
+// downloads, uploads), the emulator's isolation and the reconnect window add ~95 kB of real
+// code. Minifying would win it back at the cost of the readable dist/ that stack traces point
+// into, so the bound moves instead: it still catches a map or a second bundle coming back.
+const MAX_PACKED = 500_000;
 if (pack.size >= MAX_PACKED) problems.push(`packs to ${pack.size} bytes, over ${MAX_PACKED}`);
 
 // One definition per output format: a second one means a second bundle of the same module.
