@@ -4,9 +4,14 @@
  * (undici's multipart parser, the one Node's own `Response.formData()` uses).
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { BrowserApi } from '../../src/browser-api/index.js';
+import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 
 export interface TransferSite {
   origin: string;
@@ -108,5 +113,50 @@ export async function startTransferSite(fileBytes = 8 * 1024 * 1024): Promise<Tr
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The transfer site published as `files.test` on a remote emulator, a client and a temp dir. */
+export interface RemoteTransfers {
+  emu: EmulatorHandle;
+  site: TransferSite;
+  api: BrowserApi;
+  /** A client folder of the test's own: the remote browser's disk has none of it. */
+  dir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the site and an emulator on `isolation: 'remote'` whose internet has it as
+ * `files.test`: the browser's disk is not the client's, so only bytes brought over CDP arrive
+ * (and a client path handed to the browser finds nothing).
+ */
+export async function openRemoteTransfers(
+  dirPrefix: string,
+  fileBytes?: number,
+): Promise<RemoteTransfers> {
+  const site = await startTransferSite(fileBytes);
+  const emu = await startEmulator({
+    ffmpegPath: false,
+    isolation: 'remote',
+    internet: { 'files.test': site.origin },
+  });
+  if (emu.isolation !== 'remote') throw new Error(`isolation is ${emu.isolation}, not remote`);
+  const api = new BrowserApi({
+    baseUrl: emu.url,
+    token: emu.token,
+    proxyPassword: emu.proxyPassword,
+  });
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  return {
+    emu,
+    site,
+    api,
+    dir,
+    close: async () => {
+      await api.close();
+      await Promise.all([emu.close(), site.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -1,43 +1,32 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import type { BrowserApi } from '../../src/browser-api/index.js';
 import { chromium, launchRemote } from '../../src/playwright/index.js';
 import {
+  openRemoteTransfers,
   patternBytes,
+  type RemoteTransfers,
   sha256,
-  startTransferSite,
   type TransferSite,
 } from '../helpers/transfer-site.js';
 
-let emu: EmulatorHandle;
 let site: TransferSite;
 let api: BrowserApi;
 let dir: string;
+let transfers: RemoteTransfers;
 
 /** The site by its name on the emulator's internet: the remote browser reaches nothing else. */
 const home = 'http://files.test/';
 
 beforeAll(async () => {
-  site = await startTransferSite();
-  // 'remote': the browser's disk is not the client's, so only bytes brought over CDP arrive.
-  emu = await startEmulator({
-    ffmpegPath: false,
-    isolation: 'remote',
-    internet: { 'files.test': site.origin },
-  });
-  expect(emu.isolation).toBe('remote');
-  api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
-  dir = mkdtempSync(join(tmpdir(), 'rb-downloads-'));
+  transfers = await openRemoteTransfers('rb-downloads-');
+  ({ site, api, dir } = transfers);
 });
 
 afterAll(async () => {
-  await api?.close();
-  await Promise.all([emu?.close(), site?.close()]);
-  rmSync(dir, { recursive: true, force: true });
+  await transfers?.close();
 });
 
 async function download(page: Page, selector: string): Promise<Download> {

@@ -1,36 +1,29 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import type { BrowserApi } from '../../src/browser-api/index.js';
 import { connectRemote, launchRemote, puppeteer, sessionOf } from '../../src/puppeteer/index.js';
 import { eventually } from '../helpers/pages.js';
-import { sha256, startTransferSite, type TransferSite } from '../helpers/transfer-site.js';
+import {
+  openRemoteTransfers,
+  type RemoteTransfers,
+  sha256,
+  type TransferSite,
+} from '../helpers/transfer-site.js';
 
-let emu: EmulatorHandle;
 let site: TransferSite;
 let api: BrowserApi;
 let dir: string;
+let transfers: RemoteTransfers;
 
 beforeAll(async () => {
-  site = await startTransferSite();
-  // 'remote': the browser saves on its own disk; only bytes brought over CDP reach the folder.
-  emu = await startEmulator({
-    ffmpegPath: false,
-    isolation: 'remote',
-    internet: { 'files.test': site.origin },
-  });
-  expect(emu.isolation).toBe('remote');
-  api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
-  dir = mkdtempSync(join(tmpdir(), 'rb-download-behavior-'));
+  transfers = await openRemoteTransfers('rb-download-behavior-');
+  ({ site, api, dir } = transfers);
 });
 
 afterAll(async () => {
-  await api?.close();
-  await Promise.all([emu?.close(), site?.close()]);
-  rmSync(dir, { recursive: true, force: true });
+  await transfers?.close();
 });
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,22 +1,19 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserApi } from '../../src/browser-api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import type { BrowserApi } from '../../src/browser-api/index.js';
 import { launchRemote, type RemoteBrowser } from '../../src/puppeteer/index.js';
 import {
+  openRemoteTransfers,
   patternBytes,
+  type RemoteTransfers,
   sha256,
-  startTransferSite,
-  type TransferSite,
 } from '../helpers/transfer-site.js';
 
-let emu: EmulatorHandle;
-let site: TransferSite;
 let api: BrowserApi;
 let dir: string;
+let transfers: RemoteTransfers;
 let browser: RemoteBrowser;
 let page: Page;
 /** Client files: the remote browser's disk has none of them. */
@@ -25,16 +22,8 @@ let small: string;
 const bigBytes = patternBytes(5 * 1024 * 1024 + 123, 7);
 
 beforeAll(async () => {
-  site = await startTransferSite(1024);
-  // 'remote': DOM.setFileInputFiles with a client path finds nothing on the browser's disk.
-  emu = await startEmulator({
-    ffmpegPath: false,
-    isolation: 'remote',
-    internet: { 'files.test': site.origin },
-  });
-  expect(emu.isolation).toBe('remote');
-  api = new BrowserApi({ baseUrl: emu.url, token: emu.token, proxyPassword: emu.proxyPassword });
-  dir = mkdtempSync(join(tmpdir(), 'rb-uploads-'));
+  transfers = await openRemoteTransfers('rb-uploads-', 1024);
+  ({ api, dir } = transfers);
   big = join(dir, 'report.bin');
   small = join(dir, 'notes.txt');
   writeFileSync(big, bigBytes);
@@ -46,9 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await api?.close();
-  await Promise.all([emu?.close(), site?.close()]);
-  rmSync(dir, { recursive: true, force: true });
+  await transfers?.close();
 });
 
 interface Received {
