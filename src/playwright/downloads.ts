@@ -7,8 +7,8 @@
  * browser, never a Proxy) to first put the bytes at the path Playwright reads, then call
  * Playwright's own method.
  */
-import { basename, join } from 'node:path';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
+import { nodePath } from '../http/node-builtins.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { RemoteDownloads } from '../remote-cdp/downloads.js';
 import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
@@ -25,7 +25,7 @@ export async function startDownloads(browser: Browser, downloadsPath?: string): 
   const downloads = await RemoteDownloads.start(cdp, {
     policy: 'allowAndName',
     ...(downloadsPath !== undefined
-      ? { placement: async ({ guid }) => join(downloadsPath, guid) }
+      ? { placement: async ({ guid }) => nodePath().join(downloadsPath, guid) }
       : {}),
   });
   browser.once('disconnected', () => void downloads.close());
@@ -71,7 +71,7 @@ function bridge(download: Download, downloads: RemoteDownloads): void {
       return {};
     }
     try {
-      await downloads.deliver(basename(file), file);
+      await downloads.deliver(nodePath().basename(file), file);
       return { file };
     } catch (error) {
       return { error: (error as Error).message };

@@ -4,9 +4,8 @@
  * `downloadBehavior`, every download lands in the client's `downloadPath`
  * (remote-cdp/downloads.ts), named as Chromium names it.
  */
-import { access } from 'node:fs/promises';
-import { extname, join } from 'node:path';
 import type { Browser, CDPSession, DownloadBehavior } from 'puppeteer-core';
+import { nodeFsPromises, nodePath } from '../http/node-builtins.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { type DownloadBegin, RemoteDownloads } from '../remote-cdp/downloads.js';
 import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
@@ -34,7 +33,7 @@ export async function startTransfers(
     policy,
     placement: (begin) =>
       policy === 'allowAndName'
-        ? Promise.resolve(join(folder, begin.guid))
+        ? Promise.resolve(nodePath().join(folder, begin.guid))
         : freeName(folder, begin),
   });
   browser.once('disconnected', () => void downloads.close());
@@ -45,15 +44,17 @@ const taken = new Set<string>();
 /** `name.ext`, else `name (1).ext`, … as Chromium picks a name in a folder that has the first. */
 async function freeName(folder: string, begin: DownloadBegin): Promise<string> {
   const name = begin.suggestedFilename || 'download';
-  const ext = extname(name);
+  const ext = nodePath().extname(name);
   const stem = name.slice(0, name.length - ext.length);
   for (let n = 0; ; n++) {
-    const candidate = join(folder, n === 0 ? name : `${stem} (${n})${ext}`);
+    const candidate = nodePath().join(folder, n === 0 ? name : `${stem} (${n})${ext}`);
     if (taken.has(candidate)) continue;
-    const exists = await access(candidate).then(
-      () => true,
-      () => false,
-    );
+    const exists = await nodeFsPromises()
+      .access(candidate)
+      .then(
+        () => true,
+        () => false,
+      );
     if (exists) continue;
     taken.add(candidate);
     return candidate;

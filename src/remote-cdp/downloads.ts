@@ -18,15 +18,16 @@
  * side waits for `deliver()` (Playwright's Download methods) or the bridge places each file as
  * soon as the download is named (`placement`, Puppeteer's `downloadBehavior`).
  */
-import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, open, rename, rm, unlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createDebug } from '../http/debug.js';
 import { RemoteBrowserError } from '../http/errors.js';
+import {
+  nodeCrypto,
+  nodeFs,
+  nodeFsPromises,
+  nodeOs,
+  nodePath,
+  nodeStream,
+} from '../http/node-builtins.js';
 import { emptiedHeaders, isDownloadResponse } from './download-response.js';
 import type { PausedRequest, RemoteCdp } from './remote-cdp.js';
 import { attachToTarget } from './target-session.js';
@@ -111,7 +112,9 @@ export class RemoteDownloads {
     host: DownloadsHost,
     options: RemoteDownloadsOptions,
   ): Promise<RemoteDownloads> {
-    const staging = await mkdtemp(join(tmpdir(), 'remote-browser-downloads-'));
+    const staging = await nodeFsPromises().mkdtemp(
+      nodePath().join(nodeOs().tmpdir(), 'remote-browser-downloads-'),
+    );
     const downloads = new RemoteDownloads(host, staging, options);
     try {
       await downloads.#begin(options.policy);
@@ -154,12 +157,14 @@ export class RemoteDownloads {
     if (!delivered) {
       delivered = (async () => {
         const staged = await (await this.#named(guid)).staged;
-        await mkdir(dirname(destination), { recursive: true });
-        await rename(staged, destination).catch(async (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EXDEV') throw error;
-          await copyFile(staged, destination);
-          await unlink(staged);
-        });
+        await nodeFsPromises().mkdir(nodePath().dirname(destination), { recursive: true });
+        await nodeFsPromises()
+          .rename(staged, destination)
+          .catch(async (error: NodeJS.ErrnoException) => {
+            if (error.code !== 'EXDEV') throw error;
+            await nodeFsPromises().copyFile(staged, destination);
+            await nodeFsPromises().unlink(staged);
+          });
       })();
       delivered.catch(() => {});
       this.#deliveries.set(guid, delivered);
@@ -188,7 +193,7 @@ export class RemoteDownloads {
           w.reject(new DownloadTransferError('the browser disconnected before the download began'));
       this.#waiters.clear();
       await this.#uninterceptor?.().catch(() => {});
-      await rm(this.#staging, { recursive: true, force: true });
+      await nodeFsPromises().rm(this.#staging, { recursive: true, force: true });
     })();
     return this.#closed;
   }
@@ -247,16 +252,18 @@ export class RemoteDownloads {
   ): Promise<boolean> {
     const response = { ...event, responseStatusCode: status, responseHeaders: headers };
     if (!isDownloadResponse(response)) return false;
-    const path = join(this.#staging, `${randomUUID()}.part`);
-    const staged = pipeline(Readable.from(body), createWriteStream(path)).then(
-      () => path,
-      (error: unknown) => {
-        throw new DownloadTransferError(
-          `download of ${event.request.url} failed while its bytes came from the client's network: ${(error as Error).message}`,
-          { cause: error },
-        );
-      },
-    );
+    const path = nodePath().join(this.#staging, `${nodeCrypto().randomUUID()}.part`);
+    const staged = nodeStream()
+      .promises.pipeline(nodeStream().Readable.from(body), nodeFs().createWriteStream(path))
+      .then(
+        () => path,
+        (error: unknown) => {
+          throw new DownloadTransferError(
+            `download of ${event.request.url} failed while its bytes came from the client's network: ${(error as Error).message}`,
+            { cause: error },
+          );
+        },
+      );
     staged.catch(() => {});
     this.#queue(event.request.url, staged);
     await staged.catch(() => {});
@@ -281,8 +288,8 @@ export class RemoteDownloads {
     stream: string,
     url: string,
   ): Promise<string> {
-    const path = join(this.#staging, `${randomUUID()}.part`);
-    const file = await open(path, 'w');
+    const path = nodePath().join(this.#staging, `${nodeCrypto().randomUUID()}.part`);
+    const file = await nodeFsPromises().open(path, 'w');
     try {
       for (;;) {
         const chunk = await send<{
@@ -295,7 +302,9 @@ export class RemoteDownloads {
         if (chunk.eof) break;
       }
     } catch (error) {
-      await unlink(path).catch(() => {});
+      await nodeFsPromises()
+        .unlink(path)
+        .catch(() => {});
       throw new DownloadTransferError(
         `download of ${url} failed while its bytes came over CDP: ${(error as Error).message}`,
         { cause: error },
@@ -373,11 +382,14 @@ export class RemoteDownloads {
   }
 
   async #fromDataUrl(url: string): Promise<string> {
-    const path = join(this.#staging, `${randomUUID()}.part`);
+    const path = nodePath().join(this.#staging, `${nodeCrypto().randomUUID()}.part`);
     // fetch() of a data: URL decodes it in-process (no network).
     const response = await fetch(url);
     if (!response.body) throw new DownloadTransferError('download of a data: URL without a body');
-    await pipeline(Readable.fromWeb(response.body as never), createWriteStream(path));
+    await nodeStream().promises.pipeline(
+      nodeStream().Readable.fromWeb(response.body as never),
+      nodeFs().createWriteStream(path),
+    );
     return path;
   }
 
@@ -387,7 +399,10 @@ export class RemoteDownloads {
     record.canceled = true;
     if (this.#deliveries.has(guid)) return;
     void record.staged.then(
-      (path) => unlink(path).catch(() => {}),
+      (path) =>
+        nodeFsPromises()
+          .unlink(path)
+          .catch(() => {}),
       () => {},
     );
   }

@@ -9,11 +9,8 @@
  * the real call does. The client holds one chunk at a time; the page holds the files, as it
  * would after a local upload.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
-import { lookup } from 'mime-types';
 import { RemoteBrowserError } from '../http/errors.js';
+import { nodeFs, nodeFsPromises, nodePath } from '../http/node-builtins.js';
 
 /** Sends one CDP command on the session of the element's page. */
 export type CdpSend = (method: string, params?: object) => Promise<unknown>;
@@ -88,7 +85,9 @@ export async function setInputFilesFromClient(
   if (!holder) throw new UploadFileError('upload: the page did not answer');
   try {
     for (const file of files) {
-      for await (const chunk of createReadStream(file.path, { highWaterMark: CHUNK_BYTES })) {
+      for await (const chunk of nodeFs().createReadStream(file.path, {
+        highWaterMark: CHUNK_BYTES,
+      })) {
         await call(holder, PUSH, [(chunk as Buffer).toString('base64')]);
       }
       await call(holder, SEAL, [file.name, file.type, file.lastModified]);
@@ -99,20 +98,27 @@ export async function setInputFilesFromClient(
   }
 }
 
+/** mime-types loads its whole database: only when a file is uploaded, not at import. */
+let mimeTypes: Promise<typeof import('mime-types')> | undefined;
+
 async function describe(path: string) {
-  const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    throw new UploadFileError(
-      `upload: files: "${path}" cannot be read on the client (${error.code})`,
-      {
-        cause: error,
-      },
-    );
-  });
+  mimeTypes ??= import('mime-types');
+  const { lookup } = await mimeTypes;
+  const info = await nodeFsPromises()
+    .stat(path)
+    .catch((error: NodeJS.ErrnoException) => {
+      throw new UploadFileError(
+        `upload: files: "${path}" cannot be read on the client (${error.code})`,
+        {
+          cause: error,
+        },
+      );
+    });
   if (!info.isFile())
     throw new UploadFileError(`upload: files: "${path}" is not a file; only files can be uploaded`);
   return {
     path,
-    name: basename(path),
+    name: nodePath().basename(path),
     type: lookup(path) || '',
     lastModified: Math.floor(info.mtimeMs),
   };

@@ -3,7 +3,7 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../../src/emulator/index.js';
 import { client } from '../helpers/emulator.js';
-import { type LocalSite, startLocalSite } from '../helpers/local-site.js';
+import { type LocalSite, publishLocalSite, startLocalSite } from '../helpers/local-site.js';
 
 let emu: EmulatorHandle;
 let site: LocalSite;
@@ -11,6 +11,8 @@ let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   [emu, site] = await Promise.all([startEmulator({ ffmpegPath: false }), startLocalSite()]);
+  // A raw CDP client: the session's browser reaches the site by its name on the emulator's internet.
+  site = await publishLocalSite(emu, site);
   api = client(emu.url, emu.token);
 });
 afterEach(async () => {
