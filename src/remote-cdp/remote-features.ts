@@ -1,7 +1,10 @@
 /**
  * The one call each adapter makes after connecting: starts the remote-CDP features the
  * options ask for on the browser's RemoteCdp and ends them when the browser disconnects.
- * A feature that is off opens nothing: with `exposeNetwork: ''` no CDP session is opened.
+ * A network feature that is off pauses nothing: with `exposeNetwork: ''` no request goes
+ * through the client. The download bridge (src/playwright/downloads.ts, src/puppeteer/transfers.ts)
+ * still opens the shared session, and holds each document response one round trip to learn
+ * whether it is a download (docs/remote.md).
  */
 import type { CdpChannel } from './cdp-channel.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
