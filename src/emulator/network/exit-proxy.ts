@@ -207,6 +207,9 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
     connectionOf.set(socket, connections++);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
+    // node:http drops its own 'error' listener when it hands a socket to 'connect' or 'upgrade':
+    // a sandbox killed mid-tunnel (its forwarder's end resets) must end the socket, not the process.
+    socket.on('error', () => socket.destroy());
   });
   server.on('upgrade', onUpgrade);
   server.on('connect', onConnect);
