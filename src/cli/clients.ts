@@ -21,7 +21,7 @@ export function requireEnv(io: CliIo, names: string[]): void {
   const missing = names.filter((name) => !io.env[name]?.trim());
   if (missing.length === 0) return;
   throw new CliError(
-    `missing ${missing.map((name) => `${name} (${WHERE[name] ?? 'see docs/cli.md'})`).join(' and ')}`,
+    `missing ${missing.map((name) => `${name} (${WHERE[name] ?? 'see https://github.com/remote-browser/remote-browser/blob/main/docs/cli.md'})`).join(' and ')}`,
     {
       code: 'configuration',
       hint: 'for a local emulator run `remote-browser emulator --write-env .env` and `set -a; . ./.env`',

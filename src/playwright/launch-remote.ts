@@ -41,7 +41,7 @@ export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraConte
 
 /** Where an unknown key of launchRemote() most likely came from. */
 const LOCAL_OPTIONS_HINT =
-  "launchRemote takes only its own options; a local launch's options go to the drop-in chromium.launch(), see docs/launch.md";
+  "launchRemote takes only its own options; a local launch's options go to the drop-in chromium.launch(), see https://github.com/remote-browser/remote-browser/blob/main/docs/launch.md";
 
 /**
  * Creates a remote session and returns the native Playwright `Browser` connected to it. Every

@@ -343,7 +343,7 @@ export class RemoteDownloads {
     if (staged) return staged;
     return Promise.reject(
       new DownloadTransferError(
-        `download of ${begin.url}: its response was not one the browser is known to download, so its bytes stayed on the remote machine; see docs/remote.md`,
+        `download of ${begin.url}: its response was not one the browser is known to download, so its bytes stayed on the remote machine; see https://github.com/remote-browser/remote-browser/blob/main/docs/remote.md`,
       ),
     );
   }
@@ -377,7 +377,7 @@ export class RemoteDownloads {
       }
     }
     throw new DownloadTransferError(
-      `download of a blob: URL (${begin.suggestedFilename}): no page has it any more (revoked before its bytes could be read over CDP); see docs/remote.md`,
+      `download of a blob: URL (${begin.suggestedFilename}): no page has it any more (revoked before its bytes could be read over CDP); see https://github.com/remote-browser/remote-browser/blob/main/docs/remote.md`,
     );
   }
 

@@ -190,7 +190,7 @@ function errorCode(error: unknown): string {
 
 /** Answers what the tunnel cannot carry with a 502 that says why, and warns once per reason. */
 async function explain(cdp: RemoteCdp, requestId: string, reason: string): Promise<void> {
-  const message = `remote-browser exposeNetwork cannot carry this response: ${reason}. See docs/remote.md.`;
+  const message = `remote-browser exposeNetwork cannot carry this response: ${reason}. See https://github.com/remote-browser/remote-browser/blob/main/docs/remote.md`;
   if (!warned.has(reason)) {
     warned.add(reason);
     process.emitWarning(message, { code: 'REMOTE_BROWSER_EXPOSE_NETWORK' });
