@@ -20,10 +20,12 @@ import {
   connectWithin,
   type OpenedSession,
   openSession,
+  reattachKept,
 } from '../launch/open-session.js';
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
+import { reuseKeyOf } from '../launch/reconnect-window.js';
 import { settleBoth } from '../launch/settle-both.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
@@ -77,6 +79,36 @@ export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promis
   // The peer before the session: a session for a library that cannot load is billed for nothing.
   const puppeteer = await loadPuppeteer('launchRemote');
   const opened = await openSession(options, 'launchRemote');
+  return connect(opened, puppeteer, options, 'launchRemote');
+}
+
+/**
+ * The drop-in's launchRemote(): first re-attaches a session that a drop-in browser of this
+ * process (same account and session options) dropped and that is kept in the reconnect window,
+ * and creates one only when none is kept or the re-attach fails (which is said). The browser's
+ * close() after a drop leaves its session kept for the next such launch (`OpenedSession.close`).
+ */
+export async function launchDropIn(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
+  parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
+    unknownKeyHint: LOCAL_OPTIONS_HINT,
+  });
+  const puppeteer = await loadPuppeteer('launchRemote');
+  const reuseKey = reuseKeyOf(options);
+  if (reuseKey !== undefined) {
+    const again = await reattachKept(reuseKey, options, 'launchRemote').catch((error: unknown) => {
+      debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
+      return undefined;
+    });
+    if (again) {
+      try {
+        return await connect(again, puppeteer, options, 'launchRemote');
+      } catch (error) {
+        // The re-attach's abandon() said so and ended the session: create a new one.
+        debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
+      }
+    }
+  }
+  const opened = await openSession(options, 'launchRemote', reuseKey);
   return connect(opened, puppeteer, options, 'launchRemote');
 }
 
@@ -158,8 +190,9 @@ function attach(browser: Browser, opened: OpenedSession): RemoteBrowser {
   // The DELETE leaves alongside the disconnect, not after it (ending the session drops the
   // socket anyway).
   const closeAndDelete = () => {
-    // finish() first: the disconnect it causes is then not taken for a drop.
-    const finished = opened.finish();
+    // close() first: the disconnect it causes is then not taken for a drop. A drop-in's browser
+    // closed after a drop leaves its session kept for the next launch.
+    const finished = opened.close();
     return settleBoth(
       browser.connected ? originalDisconnect.call(browser) : Promise.resolve(),
       finished,
