@@ -19,6 +19,7 @@ import {
   DEFAULT_RECONNECT_WINDOW_MS,
   handleDrop,
   isKept,
+  keptAfterClose,
   type TakenKept,
   takeKept,
   takeKeptFor,
@@ -339,6 +340,7 @@ function leaseSession({
       return dropDecided.then(() => {
         if (finishing === undefined && isKept(created.id)) {
           debug(`session ${created.id}: closed after a drop: kept for the next drop-in launch`);
+          keptAfterClose(created.id);
           return;
         }
         return finish();

@@ -127,6 +127,7 @@ async function decide(dropped: Dropped): Promise<void> {
         return;
       // The tracker ended it: the window passed, or an exit path came first.
       kept.delete(id);
+      closedKept.delete(id);
       unsubscribe();
       if (Date.now() >= passesAt - 100) {
         dropped.report(describeEnd(id, 'window_passed', { windowMs }));
@@ -148,8 +149,38 @@ export function takeKept(id: string): TakenKept | undefined {
   const entry = kept.get(id);
   if (!entry) return undefined;
   kept.delete(id);
+  closedKept.delete(id);
   entry.unsubscribe();
   return entry.dropped;
+}
+
+/** Kept sessions whose browser was closed after its drop (a drop-in's close()). */
+const closedKept = new Set<string>();
+let endsWhenIdle = false;
+
+/**
+ * A drop-in's close() after a drop left the kept session `id` for the next drop-in launch. Only
+ * a launch of this process can take it now, so once the event loop runs dry (`beforeExit`: no
+ * launch can come) it is ended there, not left to the window (whose timer does not hold the
+ * process) and the service's idle timeout.
+ */
+export function keptAfterClose(id: string): void {
+  if (!kept.has(id)) return;
+  closedKept.add(id);
+  if (endsWhenIdle) return;
+  endsWhenIdle = true;
+  process.on('beforeExit', () => {
+    for (const closed of [...closedKept]) {
+      const taken = takeKept(closed);
+      if (!taken) continue;
+      debug(`session ${closed}: closed after a drop and nothing left to re-attach it: ending it`);
+      void taken
+        .end()
+        .catch((error: unknown) =>
+          debug(`deleting session ${closed} failed: ${(error as Error).message}`),
+        );
+    }
+  });
 }
 
 async function endQuietly(dropped: Dropped): Promise<void> {

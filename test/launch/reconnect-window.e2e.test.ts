@@ -200,6 +200,14 @@ describe('a process in the window', () => {
     });
   }
 
+  for (const lib of ['playwright', 'puppeteer'] as const) {
+    it(`${lib}: a drop-in browser closed after its drop, with nothing left to run, has its kept session ended as the process exits (no exit hooks)`, async () => {
+      const run = await child('drop-in exit', lib);
+      expect((await run.exited).code).toBe(0);
+      expect(await statusOf(run.id)).toBe('ended');
+    });
+  }
+
   it('a SIGKILLed process in the window has its session ended by the watchdog', async () => {
     const run = await child('watchdog', 'playwright');
     expect(await statusOf(run.id)).toBe('running');

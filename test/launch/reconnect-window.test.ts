@@ -10,6 +10,7 @@ import {
   type Dropped,
   handleDrop,
   isKept,
+  keptAfterClose,
   reuseKeyOf,
   takeKept,
   takeKeptFor,
@@ -133,6 +134,40 @@ describe('takeKeptFor: a kept drop-in session goes to one launch', () => {
     expect(await takeKeptFor('key-a')).toBeUndefined();
     const taken = takeKept(drop.id);
     expect(taken?.id).toBe(drop.id);
+    await taken?.end();
+  });
+});
+
+describe('keptAfterClose: a kept session whose drop-in browser was closed', () => {
+  it('is ended when the event loop runs dry (no launch can take it), while one whose browser is still open stays kept', async () => {
+    answerLookups();
+    const api = service.api();
+    const closed = dropOf(api, 'key-a');
+    const open = dropOf(api, 'key-a');
+    await Promise.all([handleDrop(closed.dropped), handleDrop(open.dropped)]);
+    keptAfterClose(closed.id);
+
+    process.emit('beforeExit', 0);
+    await eventually(
+      () => service.sessions.get(closed.id)?.status === 'ended',
+      5_000,
+      'the closed one to be deleted',
+    );
+    expect(isKept(closed.id)).toBe(false);
+    expect(isKept(open.id)).toBe(true);
+    expect(service.sessions.get(open.id)?.status).toBe('running');
+  });
+
+  it('once taken by a launch, is not ended when the event loop runs dry', async () => {
+    answerLookups();
+    const drop = dropOf(service.api(), 'key-a');
+    await handleDrop(drop.dropped);
+    keptAfterClose(drop.id);
+    const taken = await takeKeptFor('key-a');
+    expect(taken?.id).toBe(drop.id);
+    process.emit('beforeExit', 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(service.calls('DELETE', ONE)).toHaveLength(0);
     await taken?.end();
   });
 });
