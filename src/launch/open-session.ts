@@ -20,6 +20,7 @@ import {
   handleDrop,
   isKept,
   keptAfterClose,
+  reuseKeyOf,
   type TakenKept,
   takeKept,
   takeKeptFor,
@@ -158,12 +159,41 @@ export async function adoptSession(
 let reattachedByLaunch = 0;
 
 /**
+ * The drop-ins' launch: first re-attaches a session that a drop-in browser of this process
+ * (same account and session options: `reuseKeyOf`) dropped and that is kept in the reconnect
+ * window; creates one (openSession) only when none is kept or the re-attach fails, which is
+ * said (`REMOTE_BROWSER_REATTACH_FAILED`). `connect` is the adapter's; a browser it returns on
+ * a created session keeps it after a drop for the next such launch (`OpenedSession.close`).
+ */
+export async function launchReusing<B>(
+  options: LaunchRemoteOptions,
+  what: string,
+  connect: (opened: OpenedSession) => Promise<B>,
+): Promise<B> {
+  const reuseKey = reuseKeyOf(options);
+  if (reuseKey !== undefined) {
+    const again = await reattachKept(reuseKey, options, what).catch((error: unknown) => {
+      debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
+      return undefined;
+    });
+    if (again) {
+      try {
+        return await connect(again);
+      } catch (error) {
+        // The connect's abandon() said so and ended the session: create a new one.
+        debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
+      }
+    }
+  }
+  return connect(await openSession(options, what, reuseKey));
+}
+
+/**
  * A drop-in launch's re-attach: takes a session a drop-in browser of this process dropped, kept
  * under `reuseKey` (reconnect-window.ts), and attaches to it like connectRemote(). Undefined
- * when none is kept. Rejects when the re-attach failed: the session is then said
- * (`REMOTE_BROWSER_REATTACH_FAILED`) and ended, and the caller creates a new one.
+ * when none is kept. Rejects when the re-attach failed: the session is then said and ended.
  */
-export async function reattachKept(
+async function reattachKept(
   reuseKey: string,
   options: LaunchRemoteOptions,
   what: string,

@@ -5,28 +5,24 @@
  * hooked, so the session is deleted exactly once however the browser goes away.
  */
 import type { Browser, BrowserContext, BrowserType } from 'playwright-core';
-import { createDebug } from '../http/debug.js';
 import { RemoteBrowserError } from '../http/errors.js';
 import { register } from '../launch/browser-registry.js';
 import {
   adoptSession,
   connectWithin,
+  launchReusing,
   type OpenedSession,
   openSession,
-  reattachKept,
 } from '../launch/open-session.js';
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
-import { reuseKeyOf } from '../launch/reconnect-window.js';
 import { settleBoth } from '../launch/settle-both.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { loadChromium } from './load.js';
-
-const debug = createDebug('launch');
 
 export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraContextsOption {
   /**
@@ -63,33 +59,17 @@ export async function launchRemote(options: PlaywrightRemoteOptions = {}): Promi
 }
 
 /**
- * The drop-ins' launchRemote(): first re-attaches a session that a drop-in browser of this
- * process (same account and session options) dropped and that is kept in the reconnect window,
- * and creates one only when none is kept or the re-attach fails (which is said). The browser's
- * close() after a drop leaves its session kept for the next such launch (`OpenedSession.close`).
+ * The drop-ins' launchRemote(): re-attaches a session a drop-in browser of this process dropped
+ * (same account and session options) before it creates one (`launchReusing`).
  */
 export async function launchDropIn(options: PlaywrightRemoteOptions = {}): Promise<Browser> {
   parseEntry('launchRemote', LAUNCH_SCHEMAS.playwrightLaunch, options, {
     unknownKeyHint: LOCAL_OPTIONS_HINT,
   });
   const browserType = options.browserType ?? (await loadChromium('launchRemote'));
-  const reuseKey = reuseKeyOf(options);
-  if (reuseKey !== undefined) {
-    const again = await reattachKept(reuseKey, options, 'launchRemote').catch((error: unknown) => {
-      debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
-      return undefined;
-    });
-    if (again) {
-      try {
-        return await connect(again, browserType, options, 'launchRemote');
-      } catch (error) {
-        // The re-attach's abandon() said so and ended the session: create a new one.
-        debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
-      }
-    }
-  }
-  const opened = await openSession(options, 'launchRemote', reuseKey);
-  return connect(opened, browserType, options, 'launchRemote');
+  return launchReusing(options, 'launchRemote', (opened) =>
+    connect(opened, browserType, options, 'launchRemote'),
+  );
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
@@ -161,8 +141,8 @@ function attach(browser: Browser, opened: OpenedSession): void {
   // An own property shadows the prototype's; asyncDispose and context.browser().close() reach it too.
   browser.close = async function close(this: Browser, closeOptions?: { reason?: string }) {
     // The DELETE leaves alongside the disconnect, not after it: ending the session drops the
-    // socket anyway, so waiting for the disconnect first only adds its round trip. finish()
-    // starts first, so the disconnect it causes is not taken for a drop. A drop-in's browser
+    // socket anyway, so waiting for the disconnect first only adds its round trip. The finish
+    // starts first, so the disconnect it causes is not taken for a drop; a drop-in's browser
     // closed after a drop leaves its session kept for the next launch (opened.close()).
     const finished = opened.close();
     await settleBoth(originalClose.call(browser, closeOptions), finished);

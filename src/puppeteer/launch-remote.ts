@@ -18,14 +18,13 @@ import { register } from '../launch/browser-registry.js';
 import {
   adoptSession,
   connectWithin,
+  launchReusing,
   type OpenedSession,
   openSession,
-  reattachKept,
 } from '../launch/open-session.js';
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
-import { reuseKeyOf } from '../launch/reconnect-window.js';
 import { settleBoth } from '../launch/settle-both.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
@@ -83,33 +82,17 @@ export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promis
 }
 
 /**
- * The drop-in's launchRemote(): first re-attaches a session that a drop-in browser of this
- * process (same account and session options) dropped and that is kept in the reconnect window,
- * and creates one only when none is kept or the re-attach fails (which is said). The browser's
- * close() after a drop leaves its session kept for the next such launch (`OpenedSession.close`).
+ * The drop-in's launchRemote(): re-attaches a session a drop-in browser of this process dropped
+ * (same account and session options) before it creates one (`launchReusing`).
  */
 export async function launchDropIn(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
   parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
     unknownKeyHint: LOCAL_OPTIONS_HINT,
   });
   const puppeteer = await loadPuppeteer('launchRemote');
-  const reuseKey = reuseKeyOf(options);
-  if (reuseKey !== undefined) {
-    const again = await reattachKept(reuseKey, options, 'launchRemote').catch((error: unknown) => {
-      debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
-      return undefined;
-    });
-    if (again) {
-      try {
-        return await connect(again, puppeteer, options, 'launchRemote');
-      } catch (error) {
-        // The re-attach's abandon() said so and ended the session: create a new one.
-        debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
-      }
-    }
-  }
-  const opened = await openSession(options, 'launchRemote', reuseKey);
-  return connect(opened, puppeteer, options, 'launchRemote');
+  return launchReusing(options, 'launchRemote', (opened) =>
+    connect(opened, puppeteer, options, 'launchRemote'),
+  );
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
