@@ -15,7 +15,16 @@ import { LaunchError } from './errors.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
-import { DEFAULT_RECONNECT_WINDOW_MS, handleDrop, isKept, takeKept } from './reconnect-window.js';
+import {
+  DEFAULT_RECONNECT_WINDOW_MS,
+  handleDrop,
+  isKept,
+  keptAfterClose,
+  reuseKeyOf,
+  type TakenKept,
+  takeKept,
+  takeKeptFor,
+} from './reconnect-window.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
 import { SessionLease } from './session-lease.js';
@@ -41,6 +50,13 @@ export interface OpenedSession {
    * `keepSession` or `keep`), then starts the recording download. The first call decides.
    */
   finish(keep?: boolean): Promise<void>;
+  /**
+   * The adapter's close(): finish(), except for a drop-in's browser (`reuseKey`) whose
+   * connection dropped while its session is kept: then the session stays kept (the window, the
+   * exit hooks and the watchdog still end it) for the next drop-in launch to re-attach, as a
+   * framework closes a dead browser before it launches another.
+   */
+  close(): Promise<void>;
   /**
    * The adapter's 'disconnected' without close(): a drop, not a close (reconnect-window.ts). The
    * session is kept for `reconnectWindowMs` when the service says it still runs, else ended;
@@ -73,6 +89,8 @@ export interface OpenedSession {
 export async function openSession(
   options: LaunchRemoteOptions,
   what: string,
+  /** A drop-in's `reuseKeyOf(options)`: after a drop, its close() keeps the session for the next launch. */
+  reuseKey?: string,
 ): Promise<OpenedSession> {
   if (options.profile !== undefined && options.profileId !== undefined) {
     throw new LaunchError(`${what}: pass either \`profile\` (a name) or \`profileId\`, not both`);
@@ -118,7 +136,7 @@ export async function openSession(
   // Not awaited here: the adapter's connect needs only the cdp_url, so the two run together.
   const connection = lookUpConnection(api, created.id);
   // The lease holds the slot: it frees when the session is no longer ours (deleted, or kept).
-  return leaseSession({ api, ownsApi, scope, created, slot, connection, options, what });
+  return leaseSession({ api, ownsApi, scope, created, slot, connection, options, what, reuseKey });
 }
 
 /**
@@ -133,9 +151,87 @@ export async function adoptSession(
   if (typeof sessionId !== 'string' || sessionId.trim() === '')
     throw new LaunchError(`${what}: sessionId must be a non-empty string`);
   const { api, ownsApi } = await clientFor(options);
-  const scope = launchScope(options);
   // A session kept after a drop: out of its window now, this launch's from its lease on.
-  const previous = takeKept(sessionId);
+  return adopt(sessionId, takeKept(sessionId), api, ownsApi, options, what);
+}
+
+/** Re-attaches made by drop-in launches in this process (said in their debug line). */
+let reattachedByLaunch = 0;
+
+/**
+ * The drop-ins' launch: first re-attaches a session that a drop-in browser of this process
+ * (same account and session options: `reuseKeyOf`) dropped and that is kept in the reconnect
+ * window; creates one (openSession) only when none is kept or the re-attach fails, which is
+ * said (`REMOTE_BROWSER_REATTACH_FAILED`). `connect` is the adapter's; a browser it returns on
+ * a created session keeps it after a drop for the next such launch (`OpenedSession.close`).
+ */
+export async function launchReusing<B>(
+  options: LaunchRemoteOptions,
+  what: string,
+  connect: (opened: OpenedSession) => Promise<B>,
+): Promise<B> {
+  const reuseKey = reuseKeyOf(options);
+  if (reuseKey !== undefined) {
+    const again = await reattachKept(reuseKey, options, what).catch((error: unknown) => {
+      debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
+      return undefined;
+    });
+    if (again) {
+      try {
+        return await connect(again);
+      } catch (error) {
+        // The connect's abandon() said so and ended the session: create a new one.
+        debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
+      }
+    }
+  }
+  return connect(await openSession(options, what, reuseKey));
+}
+
+/**
+ * A drop-in launch's re-attach: takes a session a drop-in browser of this process dropped, kept
+ * under `reuseKey` (reconnect-window.ts), and attaches to it like connectRemote(). Undefined
+ * when none is kept. Rejects when the re-attach failed: the session is then said and ended.
+ */
+async function reattachKept(
+  reuseKey: string,
+  options: LaunchRemoteOptions,
+  what: string,
+): Promise<OpenedSession | undefined> {
+  const previous = await takeKeptFor(reuseKey);
+  if (!previous) return undefined;
+  let client: { api: BrowserApi; ownsApi: boolean };
+  try {
+    client = await clientFor(options);
+  } catch (error) {
+    await failReattach(previous, error);
+    throw error;
+  }
+  const opened = await adopt(
+    previous.id,
+    previous,
+    client.api,
+    client.ownsApi,
+    options,
+    what,
+    reuseKey,
+  );
+  debug(
+    `${what}: re-attached session ${previous.id} after its connection dropped, instead of creating a new one (${++reattachedByLaunch} in this process)`,
+  );
+  return opened;
+}
+
+async function adopt(
+  sessionId: string,
+  previous: TakenKept | undefined,
+  api: BrowserApi,
+  ownsApi: boolean,
+  options: LaunchRemoteOptions,
+  what: string,
+  reuseKey?: string,
+): Promise<OpenedSession> {
+  const scope = launchScope(options);
   try {
     const connection = await api.sessions.connection(sessionId, {
       signal: scope.signal,
@@ -165,18 +261,20 @@ export async function adoptSession(
       reattach: previous !== undefined,
       adopted: true,
       ...(slot ? { slot } : {}),
+      ...(reuseKey !== undefined ? { reuseKey } : {}),
     });
   } catch (error) {
     scope.dispose();
     if (ownsApi) await api.close();
-    if (previous) {
-      previous.report(
-        describeEnd(sessionId, 'reattach_failed', { error: redact(messageOf(error)) }),
-      );
-      await previous.end().catch(() => {});
-    }
+    if (previous) await failReattach(previous, error);
     throw error;
   }
+}
+
+/** A re-attach that failed before its lease: said the window's way, and the session ended. */
+async function failReattach(previous: TakenKept, error: unknown): Promise<void> {
+  previous.report(describeEnd(previous.id, 'reattach_failed', { error: redact(messageOf(error)) }));
+  await previous.end().catch(() => {});
 }
 
 interface LeaseInput {
@@ -193,6 +291,8 @@ interface LeaseInput {
   reattach?: boolean;
   /** connectRemote(): this process did not see the session's create. */
   adopted?: boolean;
+  /** A drop-in's session: see `OpenedSession.close`. */
+  reuseKey?: string | undefined;
 }
 
 function leaseSession({
@@ -206,6 +306,7 @@ function leaseSession({
   what,
   reattach = false,
   adopted = false,
+  reuseKey,
 }: LeaseInput): OpenedSession {
   const lease = new SessionLease(api, created.id, slot);
   const info = sessionInfo(api, created.id, connection);
@@ -264,6 +365,17 @@ function leaseSession({
     scope,
     cdpUrl: () => created.cdp_url,
     finish,
+    close() {
+      if (reuseKey === undefined || !dropDecided || finishing) return finish();
+      return dropDecided.then(() => {
+        if (finishing === undefined && isKept(created.id)) {
+          debug(`session ${created.id}: closed after a drop: kept for the next drop-in launch`);
+          keptAfterClose(created.id);
+          return;
+        }
+        return finish();
+      });
+    },
     async abandon(error) {
       // First line only: Playwright appends a multi-line call log (kept in the redacted cause).
       const raw = messageOf(error);
@@ -307,6 +419,7 @@ function leaseSession({
           atMs: lastActivityMs,
         },
         stillDropped: () => finishing === undefined,
+        reuseKey,
         report,
         end: () => finish(),
         lease,

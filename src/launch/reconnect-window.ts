@@ -12,13 +12,24 @@
  * The kept sessions are process-wide, by id: `connectRemote(id)` may use another client than
  * the launch did. The window's timer is unref'd: a process with nothing else to do exits, and
  * its exit hooks (or the watchdog) end the kept session like any other.
+ *
+ * A drop-in's session (`reuseKey` set) may also be taken by the next drop-in launch with the
+ * same key (`takeKeptFor`): a framework (Crawlee) that closes the dead browser and launches
+ * another gets the same session back instead of a new, billed one. The key (`reuseKeyOf`) is
+ * the account and every option that shapes the session, so only an interchangeable launch takes
+ * it; the take is synchronous once the pending drops of that key are decided, so one kept
+ * session goes to one launch.
  */
 
 import type { BrowserApi } from '../browser-api/index.js';
+import { resolveBrowserConfig } from '../http/config.js';
 import { createDebug } from '../http/debug.js';
 import { isNotFoundError } from '../http/errors.js';
+import { nodeCrypto } from '../http/node-builtins.js';
 import { describeEnd, inferEndReason, type SessionEnd, type SessionLimits } from './end-reason.js';
+import type { LaunchRemoteOptions } from './options.js';
 import type { Slot } from './slots.js';
+import { toWireSession } from './to-wire.js';
 import { type Lease, tracker } from './tracker.js';
 
 const debug = createDebug('launch');
@@ -50,7 +61,15 @@ export interface Dropped {
    * ledger line, and its account slot is returned for the new lease to hold.
    */
   handOff(): Slot | undefined;
+  /**
+   * Set for a drop-in's session (`reuseKeyOf` of its options): the next drop-in launch with the
+   * same key may take it (`takeKeptFor`). Absent: only `connectRemote(id)` re-attaches it.
+   */
+  reuseKey?: string | undefined;
 }
+
+/** What a re-attach takes out of the window: the session, said and ended the window's way. */
+export type TakenKept = Pick<Dropped, 'id' | 'handOff' | 'end' | 'report'>;
 
 interface Kept {
   dropped: Dropped;
@@ -58,9 +77,28 @@ interface Kept {
 }
 
 const kept = new Map<string, Kept>();
+/** Drops of a reuse key whose service lookup is still on the wire. */
+const deciding = new Map<string, Set<Promise<void>>>();
 
 /** Decides what a drop means for the session, as the module comment says. Never throws. */
-export async function handleDrop(dropped: Dropped): Promise<void> {
+export function handleDrop(dropped: Dropped): Promise<void> {
+  const decision = decide(dropped);
+  const key = dropped.reuseKey;
+  if (key === undefined) return decision;
+  let pending = deciding.get(key);
+  if (!pending) {
+    pending = new Set();
+    deciding.set(key, pending);
+  }
+  pending.add(decision);
+  void decision.finally(() => {
+    pending.delete(decision);
+    if (pending.size === 0 && deciding.get(key) === pending) deciding.delete(key);
+  });
+  return decision;
+}
+
+async function decide(dropped: Dropped): Promise<void> {
   const { api, id, windowMs } = dropped;
   if (windowMs <= 0) return endQuietly(dropped);
   let session: Awaited<ReturnType<BrowserApi['sessions']['retrieve']>>;
@@ -89,6 +127,7 @@ export async function handleDrop(dropped: Dropped): Promise<void> {
         return;
       // The tracker ended it: the window passed, or an exit path came first.
       kept.delete(id);
+      closedKept.delete(id);
       unsubscribe();
       if (Date.now() >= passesAt - 100) {
         dropped.report(describeEnd(id, 'window_passed', { windowMs }));
@@ -106,12 +145,42 @@ export async function handleDrop(dropped: Dropped): Promise<void> {
  * The kept session `id`, taken out of its window for a re-attach; undefined when none is kept.
  * The caller hands it off once its own lease covers the session, or ends it if it cannot.
  */
-export function takeKept(id: string): Pick<Dropped, 'handOff' | 'end' | 'report'> | undefined {
+export function takeKept(id: string): TakenKept | undefined {
   const entry = kept.get(id);
   if (!entry) return undefined;
   kept.delete(id);
+  closedKept.delete(id);
   entry.unsubscribe();
   return entry.dropped;
+}
+
+/** Kept sessions whose browser was closed after its drop (a drop-in's close()). */
+const closedKept = new Set<string>();
+let endsWhenIdle = false;
+
+/**
+ * A drop-in's close() after a drop left the kept session `id` for the next drop-in launch. Only
+ * a launch of this process can take it now, so once the event loop runs dry (`beforeExit`: no
+ * launch can come) it is ended there, not left to the window (whose timer does not hold the
+ * process) and the service's idle timeout.
+ */
+export function keptAfterClose(id: string): void {
+  if (!kept.has(id)) return;
+  closedKept.add(id);
+  if (endsWhenIdle) return;
+  endsWhenIdle = true;
+  process.on('beforeExit', () => {
+    for (const closed of [...closedKept]) {
+      const taken = takeKept(closed);
+      if (!taken) continue;
+      debug(`session ${closed}: closed after a drop and nothing left to re-attach it: ending it`);
+      void taken
+        .end()
+        .catch((error: unknown) =>
+          debug(`deleting session ${closed} failed: ${(error as Error).message}`),
+        );
+    }
+  });
 }
 
 async function endQuietly(dropped: Dropped): Promise<void> {
@@ -125,4 +194,74 @@ async function endQuietly(dropped: Dropped): Promise<void> {
 /** Whether `id` is kept after a drop, waiting for a re-attach. */
 export function isKept(id: string): boolean {
   return kept.has(id);
+}
+
+/**
+ * A kept drop-in session whose `reuseKey` is `key`, taken out of its window for the launch that
+ * asks (the oldest first); undefined when none is kept. Waits for the drops of that key still
+ * being decided (one `GET /sessions/{id}` each), so a launch right after a drop finds its
+ * session; then takes synchronously, so two launches never get one session.
+ */
+export async function takeKeptFor(key: string): Promise<TakenKept | undefined> {
+  const pending = deciding.get(key);
+  if (pending) await Promise.allSettled([...pending]);
+  for (const [id, entry] of kept) {
+    if (entry.dropped.reuseKey === key) return takeKept(id);
+  }
+  return undefined;
+}
+
+const clientIds = new WeakMap<BrowserApi, number>();
+let clients = 0;
+
+/**
+ * The key under which two drop-in launches are interchangeable: the same account (the `api`
+ * client itself, or the resolved origin, token and proxy password) and the same options that
+ * shape the session (targeting, proxy, stealth and blockers, limits, headless, profile,
+ * recording, keepSession). Options of the connection (timeouts, viewport, exposeNetwork...)
+ * apply to the new connection anyway and are not part of it. Order-insensitive; a SHA-256, so
+ * it holds no secret. Undefined when the account cannot be resolved (the launch then fails
+ * with its own error).
+ */
+export function reuseKeyOf(options: LaunchRemoteOptions): string | undefined {
+  let account: string;
+  if (options.api) {
+    let n = clientIds.get(options.api);
+    if (n === undefined) {
+      n = ++clients;
+      clientIds.set(options.api, n);
+    }
+    account = `client ${n}`;
+  } else {
+    try {
+      const { baseUrl, token, proxyPassword } = resolveBrowserConfig({
+        token: options.token,
+        baseUrl: options.baseUrl,
+        proxyPassword: options.proxyPassword,
+      });
+      account = JSON.stringify([baseUrl, token, proxyPassword ?? null]);
+    } catch {
+      return undefined;
+    }
+  }
+  const shape = {
+    account,
+    session: toWireSession(options),
+    profile: options.profile ?? null,
+    recording: options.recording ?? null,
+    keepSession: options.keepSession === true,
+  };
+  return nodeCrypto().createHash('sha256').update(stableJson(shape)).digest('hex');
+}
+
+/** JSON with object keys sorted, so the same options in another order give the same text. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

@@ -10,6 +10,7 @@ import { register } from '../launch/browser-registry.js';
 import {
   adoptSession,
   connectWithin,
+  launchReusing,
   type OpenedSession,
   openSession,
 } from '../launch/open-session.js';
@@ -55,6 +56,20 @@ export async function launchRemote(options: PlaywrightRemoteOptions = {}): Promi
   const browserType = options.browserType ?? (await loadChromium('launchRemote'));
   const opened = await openSession(options, 'launchRemote');
   return connect(opened, browserType, options, 'launchRemote');
+}
+
+/**
+ * The drop-ins' launchRemote(): re-attaches a session a drop-in browser of this process dropped
+ * (same account and session options) before it creates one (`launchReusing`).
+ */
+export async function launchDropIn(options: PlaywrightRemoteOptions = {}): Promise<Browser> {
+  parseEntry('launchRemote', LAUNCH_SCHEMAS.playwrightLaunch, options, {
+    unknownKeyHint: LOCAL_OPTIONS_HINT,
+  });
+  const browserType = options.browserType ?? (await loadChromium('launchRemote'));
+  return launchReusing(options, 'launchRemote', (opened) =>
+    connect(opened, browserType, options, 'launchRemote'),
+  );
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
@@ -126,9 +141,10 @@ function attach(browser: Browser, opened: OpenedSession): void {
   // An own property shadows the prototype's; asyncDispose and context.browser().close() reach it too.
   browser.close = async function close(this: Browser, closeOptions?: { reason?: string }) {
     // The DELETE leaves alongside the disconnect, not after it: ending the session drops the
-    // socket anyway, so waiting for the disconnect first only adds its round trip. finish()
-    // starts first, so the disconnect it causes is not taken for a drop.
-    const finished = opened.finish();
+    // socket anyway, so waiting for the disconnect first only adds its round trip. The finish
+    // starts first, so the disconnect it causes is not taken for a drop; a drop-in's browser
+    // closed after a drop leaves its session kept for the next launch (opened.close()).
+    const finished = opened.close();
     await settleBoth(originalClose.call(browser, closeOptions), finished);
   };
   // Without close(): a drop, not a close (the session may be kept for a re-attach).

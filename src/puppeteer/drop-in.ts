@@ -31,7 +31,7 @@ import {
 } from '../launch/drop-in-options.js';
 import { LaunchError } from '../launch/errors.js';
 import { parseLaunchOptions } from './launch-options.js';
-import { launchRemote, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
+import { launchDropIn, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
 import { loadPuppeteer } from './load.js';
 
 const IGNORED: Record<string, string> = {
@@ -104,7 +104,7 @@ async function launch(options: Record<string, unknown>): Promise<RemoteBrowser> 
   const passed: Record<string, unknown> = {};
   for (const key of PASSED) if (options[key] !== undefined) passed[key] = options[key];
   if (passed.defaultViewport == null && args.windowSize) passed.defaultViewport = args.windowSize;
-  const browser = await launchRemote({
+  const browser = await launchDropIn({
     ...(dir.kind === 'profile' ? { profile: { name: dir.name, storeCache: true } } : {}),
     ...remote,
     ...passed,

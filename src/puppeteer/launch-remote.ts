@@ -18,6 +18,7 @@ import { register } from '../launch/browser-registry.js';
 import {
   adoptSession,
   connectWithin,
+  launchReusing,
   type OpenedSession,
   openSession,
 } from '../launch/open-session.js';
@@ -78,6 +79,20 @@ export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promis
   const puppeteer = await loadPuppeteer('launchRemote');
   const opened = await openSession(options, 'launchRemote');
   return connect(opened, puppeteer, options, 'launchRemote');
+}
+
+/**
+ * The drop-in's launchRemote(): re-attaches a session a drop-in browser of this process dropped
+ * (same account and session options) before it creates one (`launchReusing`).
+ */
+export async function launchDropIn(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
+  parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
+    unknownKeyHint: LOCAL_OPTIONS_HINT,
+  });
+  const puppeteer = await loadPuppeteer('launchRemote');
+  return launchReusing(options, 'launchRemote', (opened) =>
+    connect(opened, puppeteer, options, 'launchRemote'),
+  );
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
@@ -158,8 +173,9 @@ function attach(browser: Browser, opened: OpenedSession): RemoteBrowser {
   // The DELETE leaves alongside the disconnect, not after it (ending the session drops the
   // socket anyway).
   const closeAndDelete = () => {
-    // finish() first: the disconnect it causes is then not taken for a drop.
-    const finished = opened.finish();
+    // close() first: the disconnect it causes is then not taken for a drop. A drop-in's browser
+    // closed after a drop leaves its session kept for the next launch.
+    const finished = opened.close();
     return settleBoth(
       browser.connected ? originalDisconnect.call(browser) : Promise.resolve(),
       finished,

@@ -1,7 +1,9 @@
 /**
  * Crawlee, unmodified, with the drop-ins as its launcher: every page crawled, one session per
  * browser Crawlee opens (counted at the launcher), each one deleted (not timed out), never more
- * running than the account allows, none running after.
+ * running than the account allows, none running after. A connection cut mid-crawl fails the
+ * pages in flight, Crawlee retries them, and they run on the same session re-attached: no
+ * session more than the same crawl without the cut.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
@@ -9,10 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, PlaywrightCrawler } from '@crawlee/playwright';
 import { PuppeteerCrawler } from '@crawlee/puppeteer';
+import type { Browser as PlaywrightBrowser } from 'playwright-core';
+import type { Browser as PuppeteerBrowser } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
-import { chromium } from '../../src/playwright/index.js';
+import { setDebugSink } from '../../src/http/debug.js';
+import { chromium, sessionOf } from '../../src/playwright/index.js';
 import { puppeteer } from '../../src/puppeteer/index.js';
 import { SessionWatcher } from '../fixture/inline-suite.js';
 import { eventually } from '../helpers/pages.js';
@@ -88,7 +93,13 @@ interface Crawl {
   failed: number;
 }
 
-type Case = { useIncognitoPages?: boolean; retireAfter?: number; maxConcurrency?: number };
+type Case = {
+  useIncognitoPages?: boolean;
+  retireAfter?: number;
+  maxConcurrency?: number;
+  /** Runs in the request handler before the page's title is read (a cut mid-crawl). */
+  onPage?: (browser: PlaywrightBrowser | PuppeteerBrowser, url: string) => Promise<void>;
+};
 
 const EXPECTED_TITLES = ['Item 1', 'Item 2', 'Item 3', 'Item 4', 'Item 5', 'Item 6', 'Shop'];
 
@@ -119,7 +130,8 @@ async function crawlWithPlaywright(c: Case): Promise<Crawl> {
       ...(c.retireAfter
         ? { browserPoolOptions: { retireBrowserAfterPageCount: c.retireAfter } }
         : {}),
-      async requestHandler({ page, enqueueLinks }) {
+      async requestHandler({ page, enqueueLinks, request }) {
+        await c.onPage?.(page.context().browser()!, request.url);
         titles.push(await page.title());
         await enqueueLinks();
       },
@@ -142,7 +154,8 @@ async function crawlWithPuppeteer(c: Case): Promise<Crawl> {
       ...(c.retireAfter
         ? { browserPoolOptions: { retireBrowserAfterPageCount: c.retireAfter } }
         : {}),
-      async requestHandler({ page, enqueueLinks }) {
+      async requestHandler({ page, enqueueLinks, request }) {
+        await c.onPage?.(page.browser(), request.url);
         titles.push(await page.title());
         await enqueueLinks();
       },
@@ -151,6 +164,71 @@ async function crawlWithPuppeteer(c: Case): Promise<Crawl> {
   );
   const stats = await crawler.run([site.urls[0]!]);
   return { titles: titles.sort(), finished: stats.requestsFinished, failed: stats.requestsFailed };
+}
+
+/**
+ * Cuts the client connections of the session crawling `/item/3` the first time it is handled,
+ * as a network blip would (the session keeps running), and waits for the browser to see the
+ * drop: the handler's next call then fails like one on a crashed local browser.
+ */
+function cutAtItem3(): { onPage: NonNullable<Case['onPage']>; cut: string[] } {
+  const cut: string[] = [];
+  return {
+    cut,
+    async onPage(browser, url) {
+      if (cut.length > 0 || !url.endsWith('/item/3')) return;
+      const id = sessionOf(browser).id;
+      cut.push(id);
+      const gone = new Promise<void>((resolve) => browser.once('disconnected', () => resolve()));
+      expect(await emu.admin.cutConnections(id)).toMatchObject({ sessions: 1 });
+      await gone;
+    },
+  };
+}
+
+/** The drop-ins' debug lines of re-attaches made by a launch, while `run` runs. */
+async function reattachesDuring<T>(run: () => Promise<T>): Promise<{ result: T; ids: string[] }> {
+  const ids: string[] = [];
+  const savedDebug = process.env.DEBUG;
+  process.env.DEBUG = 'remote-browser:launch';
+  const previous = setDebugSink((line) => {
+    const match = /launchRemote: re-attached session (\S+) after its connection dropped/.exec(line);
+    if (match) ids.push(match[1]!);
+  });
+  try {
+    return { result: await run(), ids };
+  } finally {
+    setDebugSink(previous);
+    if (savedDebug === undefined) delete process.env.DEBUG;
+    else process.env.DEBUG = savedDebug;
+  }
+}
+
+/**
+ * The same crawl without and with a cut mid-crawl, each on a fresh account: every page crawled
+ * both times, the cut's session re-attached once by the next launch, the same number of
+ * sessions created (counted on the emulator), none running after.
+ */
+async function crawlThroughACut(crawl: (c: Case) => Promise<Crawl>): Promise<void> {
+  const created = async (api: BrowserApi) => (await api.sessions.list({ status: 'all' })).length;
+  const plain = await account(2);
+  expect(await crawl({})).toEqual({ titles: EXPECTED_TITLES, finished: 7, failed: 0 });
+  const withoutCut = await created(plain);
+  await plain.close();
+
+  const api = await account(2);
+  const cut = cutAtItem3();
+  const { result, ids } = await reattachesDuring(() => crawl({ onPage: cut.onPage }));
+  expect(result).toEqual({ titles: EXPECTED_TITLES, finished: 7, failed: 0 });
+  expect(cut.cut).toHaveLength(1);
+  expect(ids).toEqual(cut.cut);
+  expect(await created(api)).toBe(withoutCut);
+  await eventually(
+    async () => (await api.sessions.list({ status: 'running' })).length === 0,
+    20_000,
+    'zero running sessions after the crawl',
+  );
+  await api.close();
 }
 
 const CASES: [string, Case, number][] = [
@@ -180,6 +258,12 @@ describe('PlaywrightCrawler with launcher: chromium from remote-browser/playwrig
     );
     if (c.retireAfter) expect(persistent.mock.calls.length).toBeGreaterThanOrEqual(4);
   });
+
+  it('re-attaches the session after a connection cut mid-crawl: every page crawled, no session more than without the cut', {
+    timeout: 400_000,
+  }, async () => {
+    await crawlThroughACut(crawlWithPlaywright);
+  });
 });
 
 describe('PuppeteerCrawler with launcher: puppeteer from remote-browser/puppeteer', () => {
@@ -192,5 +276,11 @@ describe('PuppeteerCrawler with launcher: puppeteer from remote-browser/puppetee
     expect(crawl).toEqual({ titles: EXPECTED_TITLES, finished: 7, failed: 0 });
     await checkSessions(api, launch.mock.calls.length, limit, watcher.peak);
     if (c.retireAfter) expect(launch.mock.calls.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('re-attaches the session after a connection cut mid-crawl: every page crawled, no session more than without the cut', {
+    timeout: 400_000,
+  }, async () => {
+    await crawlThroughACut(crawlWithPuppeteer);
   });
 });

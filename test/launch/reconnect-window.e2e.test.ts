@@ -117,6 +117,15 @@ describe('Playwright: a drop is not a close', () => {
     expect(endOf(browser)?.message).not.toContain(account.token);
   });
 
+  it('close() after a drop ends a launchRemote() session: only the drop-ins keep it for their next launch', async () => {
+    const browser = await playwright.launchRemote({ ...connection() });
+    const id = playwright.sessionOf(browser).id;
+    await env.emu.admin.cutConnections(id);
+    await eventually(() => endOf(browser)?.reason === 'connection_lost', 10_000, 'the drop');
+    await browser.close();
+    expect(await statusOf(id)).toBe('ended');
+  });
+
   it('reconnectWindowMs 0 deletes at once, as before', async () => {
     const browser = await playwright.launchRemote({ ...connection(), reconnectWindowMs: 0 });
     const id = playwright.sessionOf(browser).id;
@@ -186,6 +195,14 @@ describe('a process in the window', () => {
   for (const lib of ['playwright', 'puppeteer'] as const) {
     it(`${lib}: exiting during the window leaves no session (exit hooks)`, async () => {
       const run = await child('hooks exit', lib);
+      expect((await run.exited).code).toBe(0);
+      expect(await statusOf(run.id)).toBe('ended');
+    });
+  }
+
+  for (const lib of ['playwright', 'puppeteer'] as const) {
+    it(`${lib}: a drop-in browser closed after its drop, with nothing left to run, has its kept session ended as the process exits (no exit hooks)`, async () => {
+      const run = await child('drop-in exit', lib);
       expect((await run.exited).code).toBe(0);
       expect(await statusOf(run.id)).toBe('ended');
     });

@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { isRequestValidationError } from '../../src/http/errors.js';
 import { IGNORED_OPTION_CODE, resetIgnoredWarnings } from '../../src/launch/drop-in-options.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
-import { chromium, LaunchError } from '../../src/playwright/index.js';
+import { chromium, LaunchError, sessionOf } from '../../src/playwright/index.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { eventually } from '../helpers/pages.js';
 
 // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
 const env = useEmulatorAndSite({ ffmpegPath: false });
@@ -183,5 +185,70 @@ describe('chromium drop-in', () => {
     await second.close();
     expect((await api.profiles.list()).filter((p) => p.name === 'checkout')).toHaveLength(1);
     expect(await running()).toBe(0);
+  });
+});
+
+describe('chromium drop-in after a dropped connection (a framework closes the dead browser and launches another)', () => {
+  const statusOf = async (id: string) => (await api.sessions.retrieve(id)).status;
+
+  /** Cuts the browser's client connections (the session keeps running) and waits for the drop to be decided. */
+  async function drop(browser: Browser): Promise<string> {
+    const id = sessionOf(browser).id;
+    const gone = new Promise<void>((resolve) => browser.once('disconnected', () => resolve()));
+    await env.emu.admin.cutConnections(id);
+    await gone;
+    await eventually(() => sessionOf(browser).endReason !== undefined, 15_000, 'the drop line');
+    return id;
+  }
+
+  it('close() after a drop keeps the session; the next launch() with the same options re-attaches it with its page where it was, one with other options does not', async () => {
+    const browser = await chromium.launch({ remote: { api } });
+    await browser.contexts()[0]!.pages()[0]!.goto(env.site.url('/form'));
+    const id = await drop(browser);
+    await browser.close();
+    expect(await statusOf(id)).toBe('running');
+
+    const other = await chromium.launch({ remote: { api, idleTimeoutMinutes: 5 } });
+    expect(sessionOf(other).id).not.toBe(id);
+    const again = await chromium.launch({ remote: { api } });
+    expect(sessionOf(again).id).toBe(id);
+    expect(
+      again
+        .contexts()[0]!
+        .pages()
+        .map((p) => p.url()),
+    ).toEqual([env.site.url('/form')]);
+
+    await Promise.all([again.close(), other.close()]);
+    expect(await statusOf(id)).toBe('ended');
+    expect(await running()).toBe(0);
+    expect(await api.sessions.list({ status: 'all' })).toHaveLength(2);
+  });
+
+  it('a re-attach to a session that ended meanwhile says REMOTE_BROWSER_REATTACH_FAILED and the launch creates a new session', async () => {
+    const said: { code: string | undefined; message: string }[] = [];
+    const onSaid = (w: Error) =>
+      said.push({ code: (w as { code?: string }).code, message: w.message });
+    process.on('warning', onSaid);
+    try {
+      const browser = await chromium.launch({ remote: { api } });
+      const id = await drop(browser);
+      await browser.close();
+      // Another client ends it while it is kept.
+      await api.sessions.end(id);
+      const next = await chromium.launch({ remote: { api } });
+      expect(sessionOf(next).id).not.toBe(id);
+      expect(await statusOf(sessionOf(next).id)).toBe('running');
+      await settled();
+      expect(said.filter((w) => w.code === 'REMOTE_BROWSER_REATTACH_FAILED')).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining(`session ${id}: re-attaching failed`),
+        }),
+      ]);
+      await next.close();
+      expect(await running()).toBe(0);
+    } finally {
+      process.off('warning', onSaid);
+    }
   });
 });

@@ -3,8 +3,9 @@ import type { BrowserApi } from '../../src/browser-api/index.js';
 import { isRequestValidationError } from '../../src/http/errors.js';
 import { IGNORED_OPTION_CODE, resetIgnoredWarnings } from '../../src/launch/drop-in-options.js';
 import { clearPreflightCache } from '../../src/launch/preflight.js';
-import { LaunchError, puppeteer } from '../../src/puppeteer/index.js';
+import { LaunchError, puppeteer, sessionOf } from '../../src/puppeteer/index.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { eventually } from '../helpers/pages.js';
 
 // No recordings: this file asserts none, and each one costs an ffmpeg encode per session.
 const env = useEmulatorAndSite({ ffmpegPath: false });
@@ -120,5 +121,27 @@ describe('puppeteer drop-in', () => {
       .catch((e) => e);
     expect(err).toBeInstanceOf(LaunchError);
     expect(err.message).toMatch(/remote sessions are Chromium/);
+  });
+});
+
+describe('puppeteer drop-in after a dropped connection (a framework closes the dead browser and launches another)', () => {
+  it('close() after a drop keeps the session; the next launch() with the same options re-attaches it with its page where it was', async () => {
+    const browser = await puppeteer.launch({ remote: { api } });
+    const id = sessionOf(browser).id;
+    const [page] = await browser.pages();
+    await page!.goto(env.site.url('/form'));
+    const gone = new Promise<void>((resolve) => browser.once('disconnected', () => resolve()));
+    await env.emu.admin.cutConnections(id);
+    await gone;
+    await eventually(() => sessionOf(browser).endReason !== undefined, 15_000, 'the drop line');
+    await browser.close();
+    expect((await api.sessions.retrieve(id)).status).toBe('running');
+
+    const again = await puppeteer.launch({ remote: { api } });
+    expect(sessionOf(again).id).toBe(id);
+    expect((await again.pages()).map((p) => p.url())).toEqual([env.site.url('/form')]);
+    await again.close();
+    expect(await running()).toBe(0);
+    expect(await api.sessions.list({ status: 'all' })).toHaveLength(1);
   });
 });
