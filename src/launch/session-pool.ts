@@ -21,7 +21,8 @@
  *   and the next one taken; a fresher one costs no round trip. A check the service does not
  *   answer leaves it to the connection: a browser still connected is handed out (a service
  *   that ends a session closes its connections, and the browser's own drop handling then says
- *   why), a disconnected one goes the drop's way.
+ *   why), a disconnected one goes the drop's way. A warm session whose connection dropped is
+ *   checked whatever its idle time: one the service has ended is never re-attached.
  */
 import { createDebug } from '../http/debug.js';
 import { isRateLimitError, RequestValidationError } from '../http/errors.js';
@@ -249,12 +250,12 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   async #usable(entry: Warm<B>, browser: B): Promise<B | undefined> {
     const tooOld = () => this.#now() - entry.startedAt > this.#maxWarmAgeMs;
     const idleMs = this.#now() - (entry.readyAt ?? entry.startedAt);
-    if (
-      !tooOld() &&
-      idleMs >= this.#checkWarmAfterMs &&
-      (this.#driver.isAlive(browser) || this.#driver.dropped(browser)) &&
-      (await this.#stillRunning(browser)) === false
-    ) {
+    // A dropped one is always checked before a re-attach: the drop's own lookup may have
+    // answered already, and for a session kept in its window the check is one GET.
+    const check =
+      this.#driver.dropped(browser) ||
+      (idleMs >= this.#checkWarmAfterMs && this.#driver.isAlive(browser));
+    if (!tooOld() && check && (await this.#stillRunning(browser)) === false) {
       this.#discard(browser, 'its session has ended');
       return undefined;
     }

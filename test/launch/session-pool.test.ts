@@ -275,24 +275,31 @@ describe('SessionPool: a warm session the service may have ended', () => {
     await closeAll(pool, fake);
   });
 
-  it('never re-attaches a warm session whose connection dropped once the service says it has ended', async () => {
-    const fake = fakeDriver();
-    let now = 0;
-    const pool = new SessionPool(fake.driver, { size: 2, maxWarmAgeMs: 600_000, now: () => now });
-    const dropped = fake.finish();
-    const next = fake.finish();
-    await tick();
-    // Kept after its drop, then ended by the service (an idle timeout during the window).
-    dropped.alive = false;
-    dropped.kept = true;
-    dropped.ended = true;
-    now = 30_000;
-    expect(await pool.launch()).toBe(next);
-    expect(dropped.closes).toBe(1);
-    expect(pool.stats).toMatchObject({ reattached: 0, discarded: 1, handedOut: 1 });
-    expect(fake.launched.filter((b) => b.id === dropped.id)).toEqual([dropped]);
-    await closeAll(pool, fake);
-  });
+  it.each([
+    ['idle for 30 s', 30_000],
+    ['fresh', 0],
+  ])(
+    'never re-attaches a warm session (%s) whose connection dropped once the service says it has ended',
+    async (_, idleMs) => {
+      const fake = fakeDriver();
+      let now = 0;
+      const pool = new SessionPool(fake.driver, { size: 2, maxWarmAgeMs: 600_000, now: () => now });
+      const dropped = fake.finish();
+      const next = fake.finish();
+      await tick();
+      // Kept after its drop, then ended by the service (an idle timeout during the window).
+      dropped.alive = false;
+      dropped.kept = true;
+      dropped.ended = true;
+      now = idleMs;
+      expect(await pool.launch()).toBe(next);
+      expect(fake.checks.map((c) => c.browser)[0]).toBe(dropped);
+      expect(dropped.closes).toBe(1);
+      expect(pool.stats).toMatchObject({ reattached: 0, discarded: 1, handedOut: 1 });
+      expect(fake.launched.filter((b) => b.id === dropped.id)).toEqual([dropped]);
+      await closeAll(pool, fake);
+    },
+  );
 
   it('re-attaches a warm session whose connection dropped when the service says it still runs', async () => {
     const fake = fakeDriver();
