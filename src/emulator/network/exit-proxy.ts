@@ -165,6 +165,9 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
   inner.on('upgrade', onUpgrade);
 
   const onConnect = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // node:http no longer watches a CONNECT's socket: a browser killed before (or right after)
+    // the answer (EPIPE, ECONNRESET) must not be an uncaught exception in the emulator.
+    socket.on('error', () => socket.destroy());
     const connection = connectionOf.get(socket) ?? 0;
     const host = (req.url ?? '')
       .replace(/:\d+$/, '')
