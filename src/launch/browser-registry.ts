@@ -33,6 +33,20 @@ export async function keptSessionOf(browser: object): Promise<string | undefined
 }
 
 /**
+ * Whether the browser's session still runs, asked of the service (`GET /sessions/{id}`): the
+ * pools' check of a warm session that sat idle. False once it has ended (its reason said, as
+ * after a drop) or the browser was closed; rejects when the service did not answer.
+ */
+export function sessionRunning(browser: object, timeoutMs: number): Promise<boolean> {
+  const opened = sessions.get(browser);
+  if (!opened)
+    return Promise.reject(
+      new TypeError('sessionRunning: this browser was not launched by remote-browser'),
+    );
+  return opened.stillRunning(timeoutMs);
+}
+
+/**
  * Why the browser's session went away without its close(), once the service has answered on
  * a drop (undefined when it did not go away, or the browser is not ours).
  */

@@ -7,6 +7,7 @@ import { BrowserApi, type SessionConnection, type SessionCreated } from '../brow
 import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
 import { type BrowserConfigNeeds, resolveBrowserConfig } from '../http/config.js';
 import { createDebug } from '../http/debug.js';
+import { isNotFoundError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import { sharedDispatcher } from '../http/shared-dispatcher.js';
 import { createSession } from './create-session.js';
@@ -21,6 +22,7 @@ import {
   isKept,
   keptAfterClose,
   reuseKeyOf,
+  serviceEnd,
   type TakenKept,
   takeKept,
   takeKeptFor,
@@ -72,6 +74,13 @@ export interface OpenedSession {
   keptAfterDrop(): Promise<boolean>;
   /** True while the connection has dropped without close() and the session is not yet ended. */
   wasDropped(): boolean;
+  /**
+   * Asks the service (`GET /sessions/{id}`) whether the session still runs: the pools' check of
+   * a warm session that sat idle. False once it has ended (the reason said as after a drop,
+   * and this side ended: a kept session leaves its window) or the browser was closed. Rejects
+   * when the service did not answer: the caller decides.
+   */
+  stillRunning(timeoutMs: number): Promise<boolean>;
   /** The adapter could not connect: delete the session and build the error to throw. */
   abandon(error: unknown): Promise<LaunchError>;
   /** Resolves after finish() with the downloaded recordings, when `recording` was asked for. */
@@ -317,6 +326,11 @@ function leaseSession({
     (info as { endReason?: SessionEnd }).endReason = end;
     warnEnd(end);
   };
+  const activity = () => ({
+    sinceLeaseMs: lastActivityMs - leasedAt,
+    launched: !adopted,
+    atMs: lastActivityMs,
+  });
 
   const recordingDone =
     options.recording && !options.keepSession ? deferred<RecordingDownload>() : undefined;
@@ -413,11 +427,7 @@ function leaseSession({
         id: created.id,
         windowMs,
         limits: options,
-        activity: {
-          sinceLeaseMs: lastActivityMs - leasedAt,
-          launched: !adopted,
-          atMs: lastActivityMs,
-        },
+        activity: activity(),
         stillDropped: () => finishing === undefined,
         reuseKey,
         report,
@@ -439,6 +449,36 @@ function leaseSession({
       }).catch((error: unknown) => debug(`session ${created.id}: ${(error as Error).message}`));
     },
     wasDropped: () => dropDecided !== undefined && finishing === undefined,
+    async stillRunning(timeoutMs) {
+      // A drop already being decided answers first (its own lookup says why).
+      if (dropDecided) await dropDecided;
+      if (finishing) return false;
+      let session: Awaited<ReturnType<BrowserApi['sessions']['retrieve']>> | undefined;
+      try {
+        session = await api.sessions.retrieve(created.id, { timeout: timeoutMs });
+      } catch (error) {
+        if (!isNotFoundError(error)) throw error;
+      }
+      if (session?.status === 'running') return true;
+      if (finishing) return false;
+      if (dropDecided && !isKept(created.id)) {
+        // The connection dropped while we asked: the drop's lookup decides and says why.
+        await dropDecided;
+        return finishing === undefined;
+      }
+      // Ended (or 404: past retention) while warm, or while kept after a drop: out of the
+      // window (no 'window passed' line), said once, and ended on this side.
+      if (dropDecided) takeKept(created.id);
+      report(
+        session
+          ? serviceEnd(created.id, session, options, activity())
+          : describeEnd(created.id, 'gone'),
+      );
+      finish().catch((error: unknown) =>
+        debug(`session ${created.id}: ending after it ended: ${(error as Error).message}`),
+      );
+      return false;
+    },
     async keptAfterDrop() {
       if (!dropDecided) return false;
       await dropDecided;

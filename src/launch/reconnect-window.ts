@@ -113,10 +113,7 @@ async function decide(dropped: Dropped): Promise<void> {
   }
   if (!dropped.stillDropped()) return;
   if (session.status !== 'running') {
-    const { sinceLeaseMs, launched, atMs } = dropped.activity;
-    const lastActivity = launched ? Date.parse(session.created_at) + sinceLeaseMs : atMs;
-    const reason = inferEndReason(session, dropped.limits, lastActivity);
-    dropped.report(describeEnd(id, reason, { limits: dropped.limits }));
+    dropped.report(serviceEnd(id, session, dropped.limits, dropped.activity));
     return endQuietly(dropped);
   }
   dropped.report(describeEnd(id, 'connection_lost', { windowMs }));
@@ -139,6 +136,21 @@ async function decide(dropped: Dropped): Promise<void> {
   takeKept(id);
   kept.set(id, { dropped, unsubscribe });
   dropped.lease.keepFor(windowMs);
+}
+
+/**
+ * The line for session `id` that the service says is no longer running: the reason inferred
+ * (end-reason.ts) from its times, its limits and the last activity this process saw.
+ */
+export function serviceEnd(
+  id: string,
+  session: { created_at: string; ended_at: string | null },
+  limits: SessionLimits,
+  activity: Dropped['activity'],
+): SessionEnd {
+  const { sinceLeaseMs, launched, atMs } = activity;
+  const lastActivity = launched ? Date.parse(session.created_at) + sinceLeaseMs : atMs;
+  return describeEnd(id, inferEndReason(session, limits, lastActivity), { limits });
 }
 
 /**

@@ -12,7 +12,17 @@
  *   slot like everyone else;
  * - at most `size` sessions are warm or warming at once; a taken one is replaced in the background;
  * - a warm session older than `maxWarmAgeMs` (half the idle timeout by default) is ended and
- *   replaced rather than handed out, so nobody gets a session the service is about to end.
+ *   replaced rather than handed out, so nobody gets a session the service is about to end;
+ * - a warm session idle (unused since its launch finished) for `checkWarmAfterMs` (30 s) or
+ *   longer is checked with the service (`GET /sessions/{id}`, through the driver) before it is
+ *   handed out: the service may have ended it for a reason the pool cannot see (an idle timeout
+ *   other than the one it was told, the maximum lifetime, a DELETE from another client), and
+ *   the disconnect may not have arrived yet. An ended one is discarded (the driver said why)
+ *   and the next one taken; a fresher one costs no round trip. A check the service does not
+ *   answer leaves it to the connection: a browser still connected is handed out (a service
+ *   that ends a session closes its connections, and the browser's own drop handling then says
+ *   why), a disconnected one goes the drop's way. A warm session whose connection dropped is
+ *   checked whatever its idle time: one the service has ended is never re-attached.
  */
 import { createDebug } from '../http/debug.js';
 import { isRateLimitError, RequestValidationError } from '../http/errors.js';
@@ -35,6 +45,11 @@ export interface PoolDriver<B> {
   reattach(browser: B): Promise<B | undefined>;
   /** True while `browser`'s connection has dropped without close() (its session may be kept). */
   dropped(browser: B): boolean;
+  /**
+   * Asks the service whether `browser`'s session still runs: false once it has ended (having
+   * said why); rejects when the service did not answer within `timeoutMs`.
+   */
+  stillRunning(browser: B, timeoutMs: number): Promise<boolean>;
 }
 
 export interface SessionPoolOptions {
@@ -46,6 +61,13 @@ export interface SessionPoolOptions {
    * default 10-minute idle timeout).
    */
   maxWarmAgeMs?: number;
+  /**
+   * A warm session idle (unused since its launch finished) for at least this long is checked
+   * with the service (`GET /sessions/{id}`) before it is handed out, and replaced if the service
+   * has ended it; a fresher one is handed out without the round trip. 0 checks every one.
+   * Default: 30 000 (30 s).
+   */
+  checkWarmAfterMs?: number;
 }
 
 export interface SessionPoolStats {
@@ -63,20 +85,26 @@ export interface SessionPoolStats {
 
 interface Warm<B> {
   startedAt: number;
+  /** When its launch finished: from then on it is idle. */
+  readyAt?: number;
   /** Resolves to the browser, or undefined when the launch failed (the failure is handled). */
   ready: Promise<B | undefined>;
   browser?: B;
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** Default of `checkWarmAfterMs`. */
+export const DEFAULT_CHECK_WARM_AFTER_MS = 30_000;
+/** How long a warm session's check may take before the connection decides instead. */
+const CHECK_TIMEOUT_MS = 5_000;
 
 /** Checks pool options before any session is launched; returns the effective values. */
 export function checkPoolOptions(
   what: string,
   options: SessionPoolOptions & { idleTimeoutMinutes?: number | undefined },
-): { size: number; maxWarmAgeMs: number } {
+): { size: number; maxWarmAgeMs: number; checkWarmAfterMs: number } {
   const issues: { path: string; message: string }[] = [];
-  const { size = 1, maxWarmAgeMs } = options;
+  const { size = 1, maxWarmAgeMs, checkWarmAfterMs = DEFAULT_CHECK_WARM_AFTER_MS } = options;
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
     issues.push({ path: 'size', message: `must be a whole number >= 1, got ${String(size)}` });
   }
@@ -89,12 +117,22 @@ export function checkPoolOptions(
       message: `must be a finite number of ms > 0, got ${String(maxWarmAgeMs)}`,
     });
   }
+  if (
+    typeof checkWarmAfterMs !== 'number' ||
+    !Number.isFinite(checkWarmAfterMs) ||
+    checkWarmAfterMs < 0
+  ) {
+    issues.push({
+      path: 'checkWarmAfterMs',
+      message: `must be a finite number of ms >= 0, got ${String(checkWarmAfterMs)}`,
+    });
+  }
   if (issues.length) throw new RequestValidationError(what, issues);
   const idleMinutes =
     typeof options.idleTimeoutMinutes === 'number' && options.idleTimeoutMinutes > 0
       ? options.idleTimeoutMinutes
       : 10;
-  return { size, maxWarmAgeMs: maxWarmAgeMs ?? (idleMinutes * 60_000) / 2 };
+  return { size, maxWarmAgeMs: maxWarmAgeMs ?? (idleMinutes * 60_000) / 2, checkWarmAfterMs };
 }
 
 /** What `createSessionPool()` returns. */
@@ -111,6 +149,7 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   readonly #driver: PoolDriver<B>;
   readonly #size: number;
   readonly #maxWarmAgeMs: number;
+  readonly #checkWarmAfterMs: number;
   readonly #now: () => number;
   readonly #warm: Warm<B>[] = [];
   #closed: Promise<void> | undefined;
@@ -125,11 +164,12 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
 
   constructor(
     driver: PoolDriver<B>,
-    options: { size: number; maxWarmAgeMs: number; now?: () => number },
+    options: { size: number; maxWarmAgeMs: number; checkWarmAfterMs?: number; now?: () => number },
   ) {
     this.#driver = driver;
     this.#size = options.size;
     this.#maxWarmAgeMs = options.maxWarmAgeMs;
+    this.#checkWarmAfterMs = options.checkWarmAfterMs ?? DEFAULT_CHECK_WARM_AFTER_MS;
     this.#now = options.now ?? Date.now;
     this.#fill();
   }
@@ -155,19 +195,17 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
     }
     for (let next = this.#warm.shift(); next; next = this.#warm.shift()) {
       this.#fill();
-      let browser = await next.ready;
+      const warm = await next.ready;
+      if (warm === undefined) continue;
+      if (this.#closed) {
+        await this.#discard(warm, 'pool closed');
+        break;
+      }
+      const browser = await this.#usable(next, warm);
       if (browser === undefined) continue;
       if (this.#closed) {
         await this.#discard(browser, 'pool closed');
         break;
-      }
-      if (this.#driver.dropped(browser) && this.#now() - next.startedAt <= this.#maxWarmAgeMs) {
-        const reattached = await this.#reattach(browser);
-        if (reattached) browser = reattached;
-      }
-      if (this.#now() - next.startedAt > this.#maxWarmAgeMs || !this.#driver.isAlive(browser)) {
-        this.#discard(browser, 'too old or no longer connected');
-        continue;
       }
       return this.#handOut(browser);
     }
@@ -202,6 +240,44 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
     this.#stats.handedOut++;
     this.#out.add(browser);
     return browser;
+  }
+
+  /**
+   * The warm browser, or a new one re-attached to its session after a drop, when it may be
+   * handed out; undefined when it was discarded (too old, ended, or disconnected for good).
+   * The service's word comes first: a session it has ended is never re-attached.
+   */
+  async #usable(entry: Warm<B>, browser: B): Promise<B | undefined> {
+    const tooOld = () => this.#now() - entry.startedAt > this.#maxWarmAgeMs;
+    const idleMs = this.#now() - (entry.readyAt ?? entry.startedAt);
+    // A dropped one is always checked before a re-attach: the drop's own lookup may have
+    // answered already, and for a session kept in its window the check is one GET.
+    const check =
+      this.#driver.dropped(browser) ||
+      (idleMs >= this.#checkWarmAfterMs && this.#driver.isAlive(browser));
+    if (!tooOld() && check && (await this.#stillRunning(browser)) === false) {
+      this.#discard(browser, 'its session has ended');
+      return undefined;
+    }
+    if (this.#driver.dropped(browser) && !tooOld()) {
+      const reattached = await this.#reattach(browser);
+      if (reattached) return reattached;
+    }
+    if (tooOld() || !this.#driver.isAlive(browser)) {
+      this.#discard(browser, 'too old or no longer connected');
+      return undefined;
+    }
+    return browser;
+  }
+
+  /** The service's answer on a warm session; undefined when it gave none (the connection decides). */
+  async #stillRunning(browser: B): Promise<boolean | undefined> {
+    try {
+      return await this.#driver.stillRunning(browser, CHECK_TIMEOUT_MS);
+    } catch (error) {
+      debug(`checking a warm session failed: ${(error as Error).message}; its connection decides`);
+      return undefined;
+    }
   }
 
   /** Re-attaches the first handed-out browser that dropped with its session kept; forgets the closed. */
@@ -271,6 +347,7 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
       const browser = await this.#driver.launch(false);
       this.#stats.created++;
       this.#failures = 0;
+      entry.readyAt = this.#now();
       if (this.#closed) {
         // close() already took the list: this one was never handed out, end it here.
         await this.#discard(browser, 'pool closed while it was warming');
@@ -304,6 +381,7 @@ export interface PooledBrowser<B, O> {
   isAlive(browser: B): boolean;
   dropped(browser: B): boolean;
   reattach(browser: B, options: O): Promise<B | undefined>;
+  stillRunning(browser: B, timeoutMs: number): Promise<boolean>;
 }
 
 /**
@@ -315,11 +393,12 @@ export function createPool<B, O extends { idleTimeoutMinutes?: number | undefine
   launch: (options: O & { waitForSlot: boolean }) => Promise<B>,
   browsers: PooledBrowser<B, O>,
 ): RemoteSessionPool<B> {
-  const { size, maxWarmAgeMs, ...rest } = options;
+  const { size, maxWarmAgeMs, checkWarmAfterMs, ...rest } = options;
   const launchOptions = rest as unknown as O;
   const checked = checkPoolOptions('createSessionPool', {
     size,
     maxWarmAgeMs,
+    checkWarmAfterMs,
     idleTimeoutMinutes: launchOptions.idleTimeoutMinutes,
   });
   return new SessionPool<B>(
@@ -327,6 +406,7 @@ export function createPool<B, O extends { idleTimeoutMinutes?: number | undefine
       close: browsers.close,
       isAlive: browsers.isAlive,
       dropped: browsers.dropped,
+      stillRunning: browsers.stillRunning,
       reattach: (browser) => browsers.reattach(browser, launchOptions),
       launch: (waitForSlot) => launch({ ...launchOptions, waitForSlot }),
     },

@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { keptSessionOf, wasDropped } from '../launch/browser-registry.js';
+import { keptSessionOf, sessionRunning, wasDropped } from '../launch/browser-registry.js';
 import {
   createPool,
   type RemoteSessionPool,
@@ -22,6 +22,7 @@ export function createSessionPool(
     close: (browser) => browser.close(),
     isAlive: (browser) => browser.isConnected(),
     dropped: (browser) => wasDropped(browser),
+    stillRunning: (browser, timeoutMs) => sessionRunning(browser, timeoutMs),
     reattach: async (browser, options) => {
       const id = await keptSessionOf(browser);
       return id === undefined ? undefined : connectRemote(id, options);

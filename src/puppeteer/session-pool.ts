@@ -1,4 +1,4 @@
-import { keptSessionOf, wasDropped } from '../launch/browser-registry.js';
+import { keptSessionOf, sessionRunning, wasDropped } from '../launch/browser-registry.js';
 import {
   createPool,
   type RemoteSessionPool,
@@ -26,6 +26,7 @@ export function createSessionPool(
     close: (browser) => browser.close(),
     isAlive: (browser) => browser.connected,
     dropped: (browser) => wasDropped(browser),
+    stillRunning: (browser, timeoutMs) => sessionRunning(browser, timeoutMs),
     reattach: async (browser, options) => {
       const id = await keptSessionOf(browser);
       return id === undefined ? undefined : connectRemote(id, options);

@@ -5,15 +5,16 @@
  * when, and what finish(), abandon() and connectWithin() do and say. No Chromium: the
  * "connect" is the test's own function.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { Recordings } from '../../src/browser-api/resources/recordings.js';
 import { LaunchError, PreflightError } from '../../src/launch/errors.js';
 import { adoptSession, connectWithin, openSession } from '../../src/launch/open-session.js';
+import { isKept } from '../../src/launch/reconnect-window.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { rejection } from '../helpers/rejection.js';
-import { TOKEN, useFakeService } from './fake-service.js';
+import { type FakeSession, TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-open-paths-');
 const SESSIONS = /^\/sessions$/;
@@ -267,6 +268,114 @@ describe('adoptSession', () => {
     } as unknown as BrowserApi;
     const error = await rejection(adoptSession('s-x', { api }, 'connectRemote'));
     expect(error.message).toBe('connectRemote: session s-x is running, not running');
+  });
+});
+
+describe("stillRunning(): the pools' check of a warm session", () => {
+  const ONE = /^\/sessions\/[^/]+$/;
+  let warnings: { message: string; code: string | undefined }[];
+  /** GET /sessions/{id} answers what the fake service knows, `ended_at` as given. */
+  const answerSessions = (endedAt: (s: FakeSession) => string | null) =>
+    service.on('GET', ONE, (req, res) => {
+      const id = decodeURIComponent(req.url.split('?')[0]!.split('/').pop()!);
+      const s = service.sessions.get(id);
+      if (!s)
+        return json(404, { error: { code: 'not_found', message: 'no such session' } })(req, res);
+      json(200, { data: { ...s, ended_at: s.status === 'ended' ? endedAt(s) : null } })(req, res);
+    });
+  /** 11 minutes after its creation: an idle timeout, by the spec's default of 10. */
+  const idleEnd = (s: FakeSession) =>
+    new Date(Date.parse(s.created_at) + 11 * 60_000).toISOString();
+  const launch = () => openSession({ api: service.api(), preflight: false }, 'launchRemote');
+  const sessionOf = (id: string) => service.sessions.get(id)!;
+  beforeEach(() => {
+    warnings = [];
+    vi.spyOn(process, 'emitWarning').mockImplementation(((
+      message: string,
+      options?: { code?: string },
+    ) => {
+      warnings.push({ message, code: options?.code });
+    }) as typeof process.emitWarning);
+  });
+
+  it('asks the service within the given time; a running session is true, and nothing is said or ended', async () => {
+    answerSessions(idleEnd);
+    const opened = await launch();
+    const retrieve = vi.spyOn(opened.api.sessions, 'retrieve');
+    expect(await opened.stillRunning(5000)).toBe(true);
+    expect(retrieve).toHaveBeenCalledWith(opened.info.id, { timeout: 5000 });
+    expect(warnings).toEqual([]);
+    expect(service.calls('DELETE', ONE)).toHaveLength(0);
+    await opened.finish();
+  });
+
+  it('a session the service ended is false: its reason said once, on endReason too, and this side ended', async () => {
+    answerSessions(idleEnd);
+    const opened = await launch();
+    const id = opened.info.id;
+    sessionOf(id).status = 'ended';
+    expect(await opened.stillRunning(5000)).toBe(false);
+    expect(warnings).toEqual([
+      {
+        code: 'REMOTE_BROWSER_SESSION_ENDED',
+        message: `remote-browser: session ${id} ended by the service: idle timeout (10 min); keep the browser busy, or raise idleTimeoutMinutes (up to the account limit)`,
+      },
+    ]);
+    expect(opened.info.endReason?.reason).toBe('idle_timeout');
+    await eventually(() => service.calls('DELETE', ONE).length === 1, 5000, 'the lease released');
+    // Asked again: already known, no second lookup and no second line.
+    expect(await opened.stillRunning(5000)).toBe(false);
+    expect(service.calls('GET', ONE)).toHaveLength(1);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("a session the service no longer knows (404) is false, said as 'no longer known'", async () => {
+    answerSessions(idleEnd);
+    const opened = await launch();
+    service.sessions.delete(opened.info.id);
+    expect(await opened.stillRunning(5000)).toBe(false);
+    expect(opened.info.endReason?.reason).toBe('gone');
+    expect(warnings.map((w) => w.code)).toEqual(['REMOTE_BROWSER_SESSION_ENDED']);
+  });
+
+  it('a service that does not answer: rejects, says nothing, and leaves the session as it was', async () => {
+    service.on('GET', ONE, json(503, { error: { code: 'unavailable', message: 'try later' } }));
+    const opened = await launch();
+    await expect(opened.stillRunning(5000)).rejects.toThrow();
+    expect(warnings).toEqual([]);
+    expect(opened.info.endReason).toBeUndefined();
+    expect(service.calls('DELETE', ONE)).toHaveLength(0);
+    expect(sessionOf(opened.info.id).status).toBe('running');
+    await opened.finish();
+  });
+
+  it('after close() is false without asking', async () => {
+    answerSessions(idleEnd);
+    const opened = await launch();
+    await opened.finish();
+    expect(await opened.stillRunning(5000)).toBe(false);
+    expect(service.calls('GET', ONE)).toHaveLength(0);
+  });
+
+  it("a session kept after a drop that the service has since ended: false, its reason said, out of the window (no 'window passed' line)", async () => {
+    answerSessions(idleEnd);
+    const opened = await openSession(
+      { api: service.api(), preflight: false, reconnectWindowMs: 60_000 },
+      'launchRemote',
+    );
+    const id = opened.info.id;
+    opened.dropped();
+    expect(await opened.keptAfterDrop()).toBe(true);
+    expect(isKept(id)).toBe(true);
+    sessionOf(id).status = 'ended';
+    expect(await opened.stillRunning(5000)).toBe(false);
+    expect(isKept(id)).toBe(false);
+    expect(warnings.map((w) => w.code)).toEqual([
+      'REMOTE_BROWSER_CONNECTION_LOST',
+      'REMOTE_BROWSER_SESSION_ENDED',
+    ]);
+    expect(opened.info.endReason?.reason).toBe('idle_timeout');
+    expect(await opened.keptAfterDrop()).toBe(false);
   });
 });
 

@@ -21,6 +21,10 @@ export interface FakeBrowser {
   kept?: boolean;
   /** Dropped, and the service said its session had ended (not re-attachable). */
   droppedEnded?: boolean;
+  /** The service has ended its session (what a check of it answers). */
+  ended?: boolean;
+  /** A check of its session fails with this (the service did not answer). */
+  checkFails?: Error;
   closes: number;
   gone: (() => void)[];
 }
@@ -33,6 +37,8 @@ export function fakeDriver() {
     reject: (e: unknown) => void;
   }[] = [];
   const launched: FakeBrowser[] = [];
+  /** Every check of a session with the service, in order, with the timeout it was given. */
+  const checks: { browser: FakeBrowser; timeoutMs: number }[] = [];
   let next = 0;
   const driver: PoolDriver<FakeBrowser> = {
     launch: (waitForSlot) =>
@@ -44,6 +50,11 @@ export function fakeDriver() {
     },
     isAlive: (b) => b.alive,
     dropped: (b) => b.kept === true || b.droppedEnded === true,
+    stillRunning: async (b, timeoutMs) => {
+      checks.push({ browser: b, timeoutMs });
+      if (b.checkFails) throw b.checkFails;
+      return !b.ended && !b.droppedEnded;
+    },
     // A browser marked `kept` dropped with its session kept: re-attaching gives a new one on it.
     reattach: async (b) => {
       if (!b.kept) return undefined;
@@ -66,5 +77,5 @@ export function fakeDriver() {
     if (!call) throw new Error('no launch pending');
     call.reject(error);
   };
-  return { driver, pending, launched, finish, fail };
+  return { driver, pending, launched, checks, finish, fail };
 }

@@ -159,6 +159,192 @@ describe('SessionPool', () => {
   });
 });
 
+describe('SessionPool: a warm session the service may have ended', () => {
+  it('asks the service about a warm session idle for checkWarmAfterMs, discards it when its session has ended, and hands out the next', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, {
+      size: 2,
+      maxWarmAgeMs: 600_000,
+      checkWarmAfterMs: 30_000,
+      now: () => now,
+    });
+    const ended = fake.finish();
+    const next = fake.finish();
+    await tick();
+    ended.ended = true;
+    now = 30_000;
+    expect(await pool.launch()).toBe(next);
+    expect(fake.checks.map((c) => [c.browser.id, c.timeoutMs])).toEqual([
+      [ended.id, 5000],
+      [next.id, 5000],
+    ]);
+    expect(ended.closes).toBe(1);
+    expect(pool.stats).toMatchObject({ handedOut: 1, discarded: 1 });
+    // Two refills, no on-demand launch.
+    expect(fake.pending.map((p) => p.waitForSlot)).toEqual([false, false]);
+    await closeAll(pool, fake);
+  });
+
+  it('when every warm session has ended, takes the refill started in its place', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 600_000, now: () => now });
+    const ended = fake.finish();
+    await tick();
+    ended.ended = true;
+    now = 60_000;
+    const taking = pool.launch();
+    await tick();
+    expect(ended.closes).toBe(1);
+    const refill = fake.finish();
+    expect(await taking).toBe(refill);
+    // The refill was idle for no time: handed out without a check.
+    expect(fake.checks.map((c) => c.browser)).toEqual([ended]);
+    await closeAll(pool, fake);
+  });
+
+  it('hands out a warm session idle for less than checkWarmAfterMs without asking the service, idle counted from when its launch finished', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 600_000, now: () => now });
+    // Warming began at 0 and finished at 20 s: at 49.999 s it has been idle for 29.999 s.
+    now = 20_000;
+    const warm = fake.finish();
+    await tick();
+    now = 49_999;
+    expect(await pool.launch()).toBe(warm);
+    expect(fake.checks).toEqual([]);
+    await closeAll(pool, fake);
+  });
+
+  it('with checkWarmAfterMs 0 asks about every warm session, and hands out one that still runs', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, {
+      size: 1,
+      maxWarmAgeMs: 600_000,
+      checkWarmAfterMs: 0,
+    });
+    const warm = fake.finish();
+    await tick();
+    expect(await pool.launch()).toBe(warm);
+    expect(fake.checks.map((c) => c.browser)).toEqual([warm]);
+    expect(warm.closes).toBe(0);
+    await closeAll(pool, fake);
+  });
+
+  it('when the service does not answer the check, hands out a warm browser that is still connected', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 600_000, now: () => now });
+    const warm = fake.finish();
+    await tick();
+    warm.checkFails = new Error('connect ECONNREFUSED 127.0.0.1:443');
+    now = 40_000;
+    expect(await pool.launch()).toBe(warm);
+    expect(fake.checks).toHaveLength(1);
+    expect(pool.stats).toMatchObject({ handedOut: 1, discarded: 0 });
+    await closeAll(pool, fake);
+  });
+
+  it('when the service does not answer and the browser disconnected meanwhile, discards it and takes the next', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const driver = {
+      ...fake.driver,
+      // The service and the browser's connection go away together.
+      stillRunning: async (b: FakeBrowser) => {
+        b.alive = false;
+        throw new Error('socket hang up');
+      },
+    };
+    const pool = new SessionPool<FakeBrowser>(driver, {
+      size: 1,
+      maxWarmAgeMs: 600_000,
+      now: () => now,
+    });
+    const warm = fake.finish();
+    await tick();
+    now = 40_000;
+    const taking = pool.launch();
+    await tick();
+    expect(warm.closes).toBe(1);
+    const refill = fake.finish();
+    expect(await taking).toBe(refill);
+    expect(pool.stats).toMatchObject({ handedOut: 1, discarded: 1 });
+    await closeAll(pool, fake);
+  });
+
+  it.each([
+    ['idle for 30 s', 30_000],
+    ['fresh', 0],
+  ])(
+    'never re-attaches a warm session (%s) whose connection dropped once the service says it has ended',
+    async (_, idleMs) => {
+      const fake = fakeDriver();
+      let now = 0;
+      const pool = new SessionPool(fake.driver, { size: 2, maxWarmAgeMs: 600_000, now: () => now });
+      const dropped = fake.finish();
+      const next = fake.finish();
+      await tick();
+      // Kept after its drop, then ended by the service (an idle timeout during the window).
+      dropped.alive = false;
+      dropped.kept = true;
+      dropped.ended = true;
+      now = idleMs;
+      expect(await pool.launch()).toBe(next);
+      expect(fake.checks.map((c) => c.browser)[0]).toBe(dropped);
+      expect(dropped.closes).toBe(1);
+      expect(pool.stats).toMatchObject({ reattached: 0, discarded: 1, handedOut: 1 });
+      expect(fake.launched.filter((b) => b.id === dropped.id)).toEqual([dropped]);
+      await closeAll(pool, fake);
+    },
+  );
+
+  it('re-attaches a warm session whose connection dropped when the service says it still runs', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 600_000, now: () => now });
+    const dropped = fake.finish();
+    await tick();
+    dropped.alive = false;
+    dropped.kept = true;
+    now = 30_000;
+    const taken = await pool.launch();
+    expect(taken).not.toBe(dropped);
+    expect(taken.id).toBe(dropped.id);
+    expect(fake.checks.map((c) => c.browser)).toEqual([dropped]);
+    expect(pool.stats).toMatchObject({ reattached: 1, discarded: 0 });
+    await closeAll(pool, fake);
+  });
+
+  it('close() while a warm session is being checked ends it instead of handing it out', async () => {
+    const fake = fakeDriver();
+    let answer: (running: boolean) => void = () => {};
+    const driver = {
+      ...fake.driver,
+      stillRunning: () => new Promise<boolean>((resolve) => (answer = resolve)),
+    };
+    const pool = new SessionPool<FakeBrowser>(driver, {
+      size: 1,
+      maxWarmAgeMs: 600_000,
+      checkWarmAfterMs: 0,
+    });
+    const warm = fake.finish();
+    await tick();
+    const taking = pool.launch();
+    taking.catch(() => {});
+    await tick();
+    const closing = pool.close();
+    answer(true);
+    await expect(taking).rejects.toThrow(/closed while launch\(\) was waiting/);
+    expect(warm.closes).toBe(1);
+    fake.finish();
+    await closing;
+    expect(pool.stats.handedOut).toBe(0);
+  });
+});
+
 describe('checkPoolOptions', () => {
   it.each([
     [{ size: 0 }, 'size'],
@@ -166,6 +352,9 @@ describe('checkPoolOptions', () => {
     [{ size: '2' }, 'size'],
     [{ maxWarmAgeMs: -1 }, 'maxWarmAgeMs'],
     [{ maxWarmAgeMs: Number.NaN }, 'maxWarmAgeMs'],
+    [{ checkWarmAfterMs: -1 }, 'checkWarmAfterMs'],
+    [{ checkWarmAfterMs: Number.POSITIVE_INFINITY }, 'checkWarmAfterMs'],
+    [{ checkWarmAfterMs: '30s' }, 'checkWarmAfterMs'],
   ])('rejects %o naming %s', (options, field) => {
     let error: unknown;
     try {
@@ -177,11 +366,16 @@ describe('checkPoolOptions', () => {
     expect((error as RequestValidationError).field).toBe(field);
   });
 
-  it('defaults to one warm session, replaced at half the idle timeout', () => {
-    expect(checkPoolOptions('x', {})).toEqual({ size: 1, maxWarmAgeMs: 300_000 });
+  it('defaults to one warm session, replaced at half the idle timeout, checked after 30 s idle', () => {
+    expect(checkPoolOptions('x', {})).toEqual({
+      size: 1,
+      maxWarmAgeMs: 300_000,
+      checkWarmAfterMs: 30_000,
+    });
     expect(checkPoolOptions('x', { idleTimeoutMinutes: 2 })).toEqual({
       size: 1,
       maxWarmAgeMs: 60_000,
+      checkWarmAfterMs: 30_000,
     });
   });
 });
@@ -413,6 +607,24 @@ describe('SessionPool debug lines', () => {
     ]);
   });
 
+  it('say when a warm session was discarded because its session ended, and when a check got no answer', async () => {
+    const fake = fakeDriver();
+    let now = 0;
+    const pool = new SessionPool(fake.driver, { size: 2, maxWarmAgeMs: 600_000, now: () => now });
+    const ended = fake.finish();
+    const unanswered = fake.finish();
+    await tick();
+    ended.ended = true;
+    unanswered.checkFails = new Error('timed out after 5000 ms');
+    now = 30_000;
+    expect(await pool.launch()).toBe(unanswered);
+    expect(lines).toEqual([
+      'remote-browser:pool ending a warm session: its session has ended',
+      'remote-browser:pool checking a warm session failed: timed out after 5000 ms; its connection decides',
+    ]);
+    await closeAll(pool, fake);
+  });
+
   it('say when a session taken from the pool was ended because the pool closed', async () => {
     const fake = fakeDriver();
     const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
@@ -430,9 +642,10 @@ describe('SessionPool debug lines', () => {
 
 describe('checkPoolOptions edges', () => {
   it('keeps a valid maxWarmAgeMs and rejects 0 and Infinity', () => {
-    expect(checkPoolOptions('x', { size: 2, maxWarmAgeMs: 5 })).toEqual({
+    expect(checkPoolOptions('x', { size: 2, maxWarmAgeMs: 5, checkWarmAfterMs: 0 })).toEqual({
       size: 2,
       maxWarmAgeMs: 5,
+      checkWarmAfterMs: 0,
     });
     for (const bad of [0, Number.POSITIVE_INFINITY]) {
       expect(() => checkPoolOptions('x', { maxWarmAgeMs: bad })).toThrow(RequestValidationError);
@@ -459,6 +672,7 @@ describe('createPool', () => {
     isAlive: () => true,
     reattach: async () => undefined,
     dropped: () => false,
+    stillRunning: async () => true,
   };
 
   it('checks the pool options before launching anything, naming createSessionPool', () => {
@@ -488,6 +702,30 @@ describe('createPool', () => {
     expect(taken.id).toBe(0);
     await pool.close();
     expect(pool.stats).toMatchObject({ created: 3, handedOut: 1, discarded: 2 });
+  });
+
+  it('passes checkWarmAfterMs to the pool, not to the launch, and asks the adapter about warm sessions', async () => {
+    const calls: unknown[] = [];
+    const checked: number[] = [];
+    let id = 0;
+    const pool = createPool(
+      { checkWarmAfterMs: 0, idleTimeoutMinutes: 4, headless: true },
+      async (options) => {
+        calls.push(options);
+        return { id: id++, alive: true, closes: 0, gone: [] } as FakeBrowser;
+      },
+      {
+        ...browsers,
+        stillRunning: async (b: FakeBrowser, timeoutMs: number) => {
+          checked.push(b.id, timeoutMs);
+          return true;
+        },
+      },
+    );
+    expect(calls).toEqual([{ idleTimeoutMinutes: 4, headless: true, waitForSlot: false }]);
+    expect((await pool.launch()).id).toBe(0);
+    expect(checked).toEqual([0, 5000]);
+    await pool.close();
   });
 
   it('ends warm sessions older than half the idle timeout it was given', async () => {

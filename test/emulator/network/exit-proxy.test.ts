@@ -112,6 +112,25 @@ describe('a session exit', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*GET \/in-tunnel from 198\.51\.100\.\d+$/);
   });
 
+  it.each([
+    ['a published host (the tunnel is answered 200)', 'shop.test:443'],
+    ['a host off its internet (answered 502)', 'elsewhere.example:443'],
+  ])(
+    'outlives a browser killed right after its CONNECT to %s (EPIPE), and serves the next one',
+    async (_, target) => {
+      await new Promise<void>((resolve) => {
+        const gone = connect(socketPath, () => {
+          gone.end(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`);
+          // Gone before the exit answers: its answer meets a closed socket.
+          gone.destroy();
+          resolve();
+        });
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await viaExit('http://shop.test/next')).body).toMatch(/^GET \/next from /);
+    },
+  );
+
   it('outlives a peer that resets an open tunnel (a sandbox killed mid-request) and serves the next one', async () => {
     // Closing a unix socket with unread bytes in its queue resets its peer: the exit's end of a
     // tunnel, which node:http no longer guards once it is handed to 'connect', sees ECONNRESET.
