@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { installExitHooks } from '../../src/launch/exit-hooks.js';
 import { openEntries } from '../../src/launch/ledger.js';
-import { openSession } from '../../src/launch/open-session.js';
 import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
 import { tracker } from '../../src/launch/tracker.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
-import { gate, heldUntil, TOKEN, useFakeService } from './fake-service.js';
+import { gate, heldUntil, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-lease-');
 const DELETES = /^\/sessions\/[^/]+$/;
@@ -151,21 +150,5 @@ describe('SessionLease', () => {
     await lease.release();
     expect(service.calls('DELETE', DELETES)).toHaveLength(2);
     expect(lease.active).toBe(false);
-  });
-});
-
-describe("the adapter's finish()", () => {
-  it('close(), asyncDispose and disconnected together delete once and close its own client once', async () => {
-    const opened = await openSession(
-      { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
-      'launchRemote',
-    );
-    opened.connected();
-    const first = opened.finish();
-    const second = opened.finish();
-    await Promise.all([first, second]);
-    // A later path (the 'disconnected' event after close()) finds nothing left to do.
-    await expect(opened.finish()).resolves.toBeUndefined();
-    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
   });
 });

@@ -20,6 +20,7 @@ const service = useFakeService('rb-open-paths-');
 const SESSIONS = /^\/sessions$/;
 const VALIDATE = /^\/configurations\/validate$/;
 const PROFILES = /^\/profiles$/;
+const DELETES = /^\/sessions\/[^/]+$/;
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -617,5 +618,21 @@ describe('connectWithin()', () => {
     await eventually(() => disposed.length === 1, 5000, 'the late connection disposed');
     expect(disposed).toEqual([{ late: true }]);
     await opened.finish();
+  });
+});
+
+describe("the adapter's finish()", () => {
+  it('close(), asyncDispose and disconnected together delete once and close its own client once', async () => {
+    const opened = await openSession(
+      { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+      'launchRemote',
+    );
+    opened.connected();
+    const first = opened.finish();
+    const second = opened.finish();
+    await Promise.all([first, second]);
+    // A later path (the 'disconnected' event after close()) finds nothing left to do.
+    await expect(opened.finish()).resolves.toBeUndefined();
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
   });
 });
