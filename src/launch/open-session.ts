@@ -81,7 +81,11 @@ export interface OpenedSession {
    * when the service did not answer: the caller decides.
    */
   stillRunning(timeoutMs: number): Promise<boolean>;
-  /** The adapter could not connect: delete the session and build the error to throw. */
+  /**
+   * The adapter could not connect: delete the session and build the error to throw. A re-attach
+   * whose own connection dropped while its session still runs is a drop, not a close: the
+   * session goes back to its reconnect window (the error says so), for the caller to try again.
+   */
   abandon(error: unknown): Promise<LaunchError>;
   /** Resolves after finish() with the downloaded recordings, when `recording` was asked for. */
   readonly recording: Promise<RecordingDownload> | undefined;
@@ -164,6 +168,9 @@ export async function adoptSession(
   return adopt(sessionId, takeKept(sessionId), api, ownsApi, options, what);
 }
 
+/** How many times a drop-in launch tries to re-attach a kept session cut again meanwhile. */
+const REATTACH_ATTEMPTS = 3;
+
 /** Re-attaches made by drop-in launches in this process (said in their debug line). */
 let reattachedByLaunch = 0;
 
@@ -180,18 +187,19 @@ export async function launchReusing<B>(
   connect: (opened: OpenedSession) => Promise<B>,
 ): Promise<B> {
   const reuseKey = reuseKeyOf(options);
-  if (reuseKey !== undefined) {
+  // A re-attach cut before it connected leaves the session kept (abandon()): try it again, a
+  // few times, before a create bills a new one.
+  for (let attempt = 1; reuseKey !== undefined && attempt <= REATTACH_ATTEMPTS; attempt++) {
     const again = await reattachKept(reuseKey, options, what).catch((error: unknown) => {
       debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
       return undefined;
     });
-    if (again) {
-      try {
-        return await connect(again);
-      } catch (error) {
-        // The connect's abandon() said so and ended the session: create a new one.
-        debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
-      }
+    if (!again) break;
+    try {
+      return await connect(again);
+    } catch (error) {
+      // The connect's abandon() said so: kept again (the next attempt takes it) or ended.
+      debug(`re-attaching a kept session failed: ${(error as Error).message}`);
     }
   }
   return connect(await openSession(options, what, reuseKey));
@@ -396,6 +404,24 @@ function leaseSession({
       const reason = scope.signal.aborted
         ? scope.abortError(what).message.replace(`${what}: `, '')
         : redact(raw.split('\n')[0] ?? raw);
+      const windowMs = options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS;
+      if (reattach && !scope.signal.aborted && !options.keepSession && windowMs > 0) {
+        // Cut again before the re-attach connected (a flaky network cuts at any moment): the
+        // drop's own lookup decides, and a session still running is kept for another window.
+        this.dropped();
+        await dropDecided;
+        scope.dispose();
+        recordingDone?.reject(new LaunchError(`${what}: no recording: the connect failed`));
+        const kept = finishing === undefined && isKept(created.id);
+        return new LaunchError(
+          `${what}: could not connect to session ${created.id}: ${reason}; ${
+            kept
+              ? `it still runs and is kept for ${windowMs / 1000} s: connectRemote('${created.id}') re-attaches`
+              : 'it has ended (the line above says why)'
+          }`,
+          { cause: cleanCause(error), sessionId: created.id },
+        );
+      }
       let deleted = true;
       const cleanup = await lease.release().then(
         () => 'the session was deleted',
@@ -482,7 +508,9 @@ function leaseSession({
     async keptAfterDrop() {
       if (!dropDecided) return false;
       await dropDecided;
-      return finishing === undefined && isKept(created.id);
+      // Kept by this lease, or by the lease of a re-attach that was itself cut before it
+      // connected (abandon()): the session is in its window either way.
+      return isKept(created.id);
     },
     touch() {
       lastActivityMs = Date.now();
@@ -540,7 +568,12 @@ function remaining(scope: CallScope): number {
   return Number.isFinite(left) ? Math.max(1, left) : 0;
 }
 
-/** Runs `connect` within the launch's deadline and signal (Playwright's and Puppeteer's connect take no signal). */
+/**
+ * Runs `connect` within the launch's deadline and signal (Playwright's and Puppeteer's connect
+ * take no signal). A connect the network dropped (not one the endpoint refused with a status)
+ * while the service says the session runs is tried again on the same session, up to
+ * CONNECT_ATTEMPTS in all: a drop is not a close, and a new session would be billed for it.
+ */
 export async function connectWithin<T>(
   opened: OpenedSession,
   what: string,
@@ -548,16 +581,45 @@ export async function connectWithin<T>(
   disposeLate: (value: T) => Promise<void>,
 ): Promise<T> {
   const { scope } = opened;
-  if (scope.signal.aborted) throw scope.abortError(what);
-  const attempt = connect(remaining(scope));
+  for (let attempt = 1; ; attempt++) {
+    if (scope.signal.aborted) throw scope.abortError(what);
+    const pending = connect(remaining(scope));
+    try {
+      const connected = await raceAbort(pending, scope, what);
+      // The connection lookup ran alongside: the browser is handed out with its live view known.
+      await opened.lookedUp;
+      return connected;
+    } catch (error) {
+      // A connect that completes after we gave up must not leave a client attached.
+      pending.then(disposeLate, () => {}).catch(() => {});
+      if (attempt >= CONNECT_ATTEMPTS || !(await droppedWhileRunning(opened, error))) throw error;
+      debug(
+        `${what}: the connection to session ${opened.info.id} dropped while connecting; connecting again (${attempt + 1} of ${CONNECT_ATTEMPTS})`,
+      );
+    }
+  }
+}
+
+/** Connects tried on one session when the network drops them (connectWithin). */
+const CONNECT_ATTEMPTS = 3;
+
+/**
+ * A refused websocket upgrade names its status: Playwright's "WebSocket error: <url> 502 Bad
+ * Gateway", Puppeteer's (ws's) "Unexpected server response: 502". Anything else (a reset, "socket
+ * hang up", a connection closed after the upgrade) is the network's.
+ */
+const REFUSED_UPGRADE = /Unexpected server response: \d{3}|WebSocket error: \S+ \d{3} /;
+
+/** Whether a failed connect was dropped by the network while the session still runs. */
+async function droppedWhileRunning(opened: OpenedSession, error: unknown): Promise<boolean> {
+  if (opened.scope.signal.aborted || REFUSED_UPGRADE.test(messageOf(error))) return false;
+  const left = remaining(opened.scope);
   try {
-    const connected = await raceAbort(attempt, scope, what);
-    // The connection lookup ran alongside: the browser is handed out with its live view known.
-    await opened.lookedUp;
-    return connected;
-  } catch (error) {
-    // A connect that completes after we gave up must not leave a client attached.
-    attempt.then(disposeLate, () => {}).catch(() => {});
-    throw error;
+    const session = await opened.api.sessions.retrieve(opened.info.id, {
+      timeout: left === 0 ? 5000 : Math.min(5000, left),
+    });
+    return session.status === 'running';
+  } catch {
+    return false;
   }
 }

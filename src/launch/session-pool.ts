@@ -93,6 +93,8 @@ interface Warm<B> {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** Tries of one re-attach whose own connection may be cut again (a flaky network). */
+const REATTACH_ATTEMPTS = 3;
 /** Default of `checkWarmAfterMs`. */
 export const DEFAULT_CHECK_WARM_AFTER_MS = 30_000;
 /** How long a warm session's check may take before the connection decides instead. */
@@ -293,14 +295,18 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   }
 
   async #reattach(browser: B): Promise<B | undefined> {
-    try {
-      const again = await this.#driver.reattach(browser);
-      if (again) this.#stats.reattached++;
-      return again;
-    } catch (error) {
-      // The re-attach said why (a warning); the caller falls back to a warm or new session.
-      debug(`re-attaching a dropped session failed: ${(error as Error).message}`);
-      return undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const again = await this.#driver.reattach(browser);
+        if (again) this.#stats.reattached++;
+        return again;
+      } catch (error) {
+        debug(`re-attaching a dropped session failed: ${(error as Error).message}`);
+        // A re-attach cut before it connected leaves its session kept, and the next call takes
+        // it (undefined once it has ended); after that the caller falls back to a warm or new
+        // session.
+        if (attempt >= REATTACH_ATTEMPTS) return undefined;
+      }
     }
   }
 

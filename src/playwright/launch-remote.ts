@@ -96,42 +96,43 @@ async function connect(
 ): Promise<Browser> {
   let browser: Browser;
   try {
+    // Connected means the remote features run too: a cut while they start is a dropped connect,
+    // tried again on the same session (connectWithin).
     browser = await connectWithin(
       opened,
       what,
-      (timeout) =>
-        browserType.connectOverCDP(opened.cdpUrl(), {
+      async (timeout) => {
+        const connected = await browserType.connectOverCDP(opened.cdpUrl(), {
           timeout,
           ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
           ...(options.downloadsPath !== undefined ? { artifactsDir: options.downloadsPath } : {}),
-        }),
+        });
+        try {
+          await startRemoteFeatures(
+            connected,
+            async () => cdpChannel(await connected.newBrowserCDPSession()),
+            options,
+          );
+          await startDownloads(connected, options.downloadsPath).catch((error: unknown) => {
+            throw new RemoteBrowserError(
+              `${what}: downloads could not be bridged: ${(error as Error).message}`,
+              { cause: error },
+            );
+          });
+        } catch (error) {
+          await connected.close().catch(() => {});
+          throw error;
+        }
+        return connected;
+      },
       (late) => late.close(),
     );
   } catch (error) {
     throw await opened.abandon(error);
   }
-  try {
-    await startRemoteFeatures(
-      browser,
-      async () => cdpChannel(await browser.newBrowserCDPSession()),
-      options,
-    );
-  } catch (error) {
-    await browser.close().catch(() => {});
-    throw await opened.abandon(error);
-  }
   opened.connected();
   attach(browser, opened);
   guardExtraContexts(browser, options.extraContexts);
-  await startDownloads(browser, options.downloadsPath).catch(async (error: unknown) => {
-    await browser.close().catch(() => {});
-    throw new RemoteBrowserError(
-      `${what}: downloads could not be bridged: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  });
   return browser;
 }
 

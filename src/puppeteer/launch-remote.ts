@@ -121,11 +121,13 @@ async function connect(
 ): Promise<RemoteBrowser> {
   let browser: Browser;
   try {
+    // Connected means the remote features run too: a cut while they start is a dropped connect,
+    // tried again on the same session (connectWithin).
     browser = await connectWithin(
       opened,
       what,
-      () =>
-        puppeteer.connect({
+      async () => {
+        const connected = await puppeteer.connect({
           browserWSEndpoint: opened.cdpUrl(),
           defaultViewport: options.defaultViewport === undefined ? null : options.defaultViewport,
           ...(options.protocolTimeout !== undefined
@@ -136,32 +138,33 @@ async function connect(
           ...(options.acceptInsecureCerts !== undefined
             ? { acceptInsecureCerts: options.acceptInsecureCerts }
             : {}),
-        }),
+        });
+        try {
+          await startRemoteFeatures(
+            connected,
+            async () => cdpChannel(await connected.target().createCDPSession()),
+            options,
+          );
+          await startTransfers(connected, options.downloadBehavior).catch((error: unknown) => {
+            throw new RemoteBrowserError(
+              `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
+              { cause: error },
+            );
+          });
+        } catch (error) {
+          await connected.disconnect().catch(() => {});
+          throw error;
+        }
+        return connected;
+      },
       (late) => late.disconnect(),
     );
   } catch (error) {
     // Puppeteer rejects with a `ws` ErrorEvent that prints the URL: abandon() builds a clean Error.
     throw await opened.abandon(error);
   }
-  try {
-    await startRemoteFeatures(
-      browser,
-      async () => cdpChannel(await browser.target().createCDPSession()),
-      options,
-    );
-  } catch (error) {
-    await browser.disconnect().catch(() => {});
-    throw await opened.abandon(error);
-  }
   opened.connected();
   const attached = attach(browser, opened);
-  await startTransfers(browser, options.downloadBehavior).catch(async (error: unknown) => {
-    await attached.close().catch(() => {});
-    throw new RemoteBrowserError(
-      `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
-      { cause: error },
-    );
-  });
   return attached;
 }
 

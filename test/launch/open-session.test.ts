@@ -621,6 +621,68 @@ describe('connectWithin()', () => {
   });
 });
 
+describe('connectWithin(): a connect the network dropped', () => {
+  const ONE = /^\/sessions\/[^/]+$/;
+  /** GET /sessions/{id} answers the fake service's session, its status as given. */
+  const answerStatus = (status: () => string) =>
+    service.on('GET', ONE, (req, res) => {
+      const id = decodeURIComponent(req.url.split('?')[0]!.split('/').pop()!);
+      json(200, { data: { ...service.sessions.get(id)!, status: status(), ended_at: null } })(
+        req,
+        res,
+      );
+    });
+  /** A connect that fails with these messages in turn, then connects. */
+  const failing = (...messages: string[]) => {
+    let calls = 0;
+    const connect = async () => {
+      const message = messages[calls++];
+      if (message !== undefined) throw new Error(message);
+      return { connected: calls };
+    };
+    return { connect, calls: () => calls };
+  };
+
+  it('is tried again on the same session while the service says it runs, up to three connects', async () => {
+    answerStatus(() => 'running');
+    const opened = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+    const twice = failing(
+      'browserType.connectOverCDP: WebSocket error: socket hang up',
+      'Target page, context or browser has been closed',
+    );
+    expect(await connectWithin(opened, 'launchRemote', twice.connect, async () => {})).toEqual({
+      connected: 3,
+    });
+    expect(service.calls('POST', SESSIONS)).toHaveLength(1);
+    const thrice = failing('socket hang up', 'socket hang up', 'socket hang up');
+    const error = await rejection(
+      connectWithin(opened, 'launchRemote', thrice.connect, async () => {}),
+    );
+    expect(error.message).toBe('socket hang up');
+    expect(thrice.calls()).toBe(3);
+    await opened.finish();
+  });
+
+  it('is not tried again when the endpoint refused it with a status, or the session has ended', async () => {
+    let status = 'running';
+    answerStatus(() => status);
+    const opened = await openSession({ api: service.api(), preflight: false }, 'launchRemote');
+    for (const refusal of [
+      'browserType.connectOverCDP: WebSocket error: ws://127.0.0.1:1/cdp/x 502 Bad Gateway',
+      'Unexpected server response: 429',
+    ]) {
+      const refused = failing(refusal);
+      await rejection(connectWithin(opened, 'launchRemote', refused.connect, async () => {}));
+      expect(refused.calls()).toBe(1);
+    }
+    status = 'ended';
+    const ended = failing('socket hang up');
+    await rejection(connectWithin(opened, 'launchRemote', ended.connect, async () => {}));
+    expect(ended.calls()).toBe(1);
+    await opened.finish();
+  });
+});
+
 describe("the adapter's finish()", () => {
   it('close(), asyncDispose and disconnected together delete once and close its own client once', async () => {
     const opened = await openSession(

@@ -25,6 +25,8 @@ export interface FakeBrowser {
   ended?: boolean;
   /** A check of its session fails with this (the service did not answer). */
   checkFails?: Error;
+  /** So many re-attaches are cut before they connect (they throw; the session stays kept). */
+  reattachCuts?: number;
   closes: number;
   gone: (() => void)[];
 }
@@ -58,6 +60,10 @@ export function fakeDriver() {
     // A browser marked `kept` dropped with its session kept: re-attaching gives a new one on it.
     reattach: async (b) => {
       if (!b.kept) return undefined;
+      if (b.reattachCuts) {
+        b.reattachCuts--;
+        throw new Error('the re-attach was cut before it connected; the session is kept');
+      }
       b.kept = false;
       const again: FakeBrowser = { id: b.id, alive: true, closes: 0, gone: [] };
       launched.push(again);

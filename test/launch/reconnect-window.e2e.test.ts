@@ -126,6 +126,48 @@ describe('Playwright: a drop is not a close', () => {
     expect(await statusOf(id)).toBe('ended');
   });
 
+  it('a re-attach cut before it connected keeps the session for another window, and the next one finds the page', async () => {
+    const browser = await playwright.launchRemote({ ...connection() });
+    const id = playwright.sessionOf(browser).id;
+    const page = browser.contexts()[0]!.pages()[0]!;
+    await page.goto(env.site.url('/form'));
+    await env.emu.admin.cutConnections(id);
+    await eventually(() => endOf(browser)?.reason === 'connection_lost', 10_000, 'the drop');
+
+    // The network drops the re-attach's websocket on every connect it tries (three), as a
+    // flaky one may.
+    await env.emu.admin.injectFault({ path: '/cdp/*', dropConnection: true, count: 3 });
+    await expect(playwright.connectRemote(id, connection())).rejects.toThrow(
+      `it still runs and is kept for 60 s: connectRemote('${id}') re-attaches`,
+    );
+    expect(await statusOf(id)).toBe('running');
+
+    const again = await playwright.connectRemote(id, connection());
+    expect(
+      again
+        .contexts()[0]!
+        .pages()
+        .map((p) => p.url()),
+    ).toEqual([env.site.url('/form')]);
+    await again.close();
+    expect(await statusOf(id)).toBe('ended');
+    expect(warnings.map((w) => w.code)).toEqual([
+      'REMOTE_BROWSER_CONNECTION_LOST',
+      'REMOTE_BROWSER_CONNECTION_LOST',
+    ]);
+  });
+
+  it('a launch whose connect the network drops connects again to the same session, and creates no other', async () => {
+    await env.emu.admin.injectFault({ path: '/cdp/*', dropConnection: true, count: 2 });
+    const browser = await playwright.launchRemote({ ...connection() });
+    expect((await env.emu.admin.listFaults()).length).toBe(0);
+    const page = browser.contexts()[0]!.pages()[0]!;
+    await page.goto(env.site.url('/form'));
+    expect((await api.sessions.list({ status: 'all' })).length).toBe(1);
+    await browser.close();
+    expect(await running()).toBe(0);
+  });
+
   it('reconnectWindowMs 0 deletes at once, as before', async () => {
     const browser = await playwright.launchRemote({ ...connection(), reconnectWindowMs: 0 });
     const id = playwright.sessionOf(browser).id;
@@ -152,6 +194,26 @@ describe('Puppeteer: a drop is not a close', () => {
     expect(await again.cookies()).toContainEqual(
       expect.objectContaining({ name: 'visited', value: 'yes' }),
     );
+    await again.close();
+    expect(await statusOf(id)).toBe('ended');
+  });
+
+  it('a re-attach cut before it connected keeps the session for another window, and the next one finds the page', async () => {
+    const browser = await puppeteer.launchRemote({ ...connection() });
+    const id = puppeteer.sessionOf(browser).id;
+    const [page] = await browser.pages();
+    await page!.goto(env.site.url('/form'));
+    await env.emu.admin.cutConnections(id);
+    await eventually(() => endOf(browser)?.reason === 'connection_lost', 10_000, 'the drop');
+
+    await env.emu.admin.injectFault({ path: '/cdp/*', dropConnection: true, count: 3 });
+    await expect(puppeteer.connectRemote(id, connection())).rejects.toThrow(
+      `it still runs and is kept for 60 s: connectRemote('${id}') re-attaches`,
+    );
+    expect(await statusOf(id)).toBe('running');
+
+    const again = await puppeteer.connectRemote(id, connection());
+    expect((await again.pages()).map((p) => p.url())).toEqual([env.site.url('/form')]);
     await again.close();
     expect(await statusOf(id)).toBe('ended');
   });

@@ -41,6 +41,39 @@ describe('SessionPool', () => {
     expect(fake.pending).toHaveLength(1);
   });
 
+  it('tries a re-attach that was cut before it connected again, on the same session, instead of launching', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    fake.finish();
+    await tick();
+    const taken = await pool.launch();
+    taken.alive = false;
+    taken.kept = true;
+    taken.reattachCuts = 2;
+    const again = await pool.launch();
+    expect(again.id).toBe(taken.id);
+    expect(taken.reattachCuts).toBe(0);
+    expect(pool.stats).toMatchObject({ created: 1, handedOut: 2, reattached: 1 });
+    expect(fake.pending).toHaveLength(1);
+  });
+
+  it('after three cut re-attaches hands out a warm session instead', async () => {
+    const fake = fakeDriver();
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    fake.finish();
+    await tick();
+    const taken = await pool.launch();
+    taken.alive = false;
+    taken.kept = true;
+    taken.reattachCuts = 5;
+    const launching = pool.launch();
+    await tick();
+    const warm = fake.finish();
+    expect(await launching).toBe(warm);
+    expect(taken.reattachCuts).toBe(2);
+    expect(pool.stats).toMatchObject({ reattached: 0, handedOut: 2 });
+  });
+
   it('re-attaches a warm session that dropped, and discards one whose session ended', async () => {
     const fake = fakeDriver();
     const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
