@@ -10,6 +10,26 @@ const env = useEmulatorAndSite({
 });
 
 describe('reconnect soak', () => {
+  it('a crawl of 200 pages by as many workers as the pool and the account allow sessions creates no session beyond the pool size', async () => {
+    // The account's plan is the pool: 2 sessions at once, 2 workers. The pool warms 2, the
+    // workers take both, a refill meets the limit (429) and warming stops; every cut after that
+    // is survived on the same two sessions, or a third would be created once a window passed.
+    const poolSize = 2;
+    const result = await crawl(playwright, env.emu, env.site, {
+      pages: 200,
+      workers: poolSize,
+      poolSize,
+      concurrentSessions: poolSize,
+      extra: { reconnectWindowMs: 20_000 },
+    });
+    console.info(`reconnect soak (pool = account limit): ${JSON.stringify(result)}`);
+    expect(result.crawled).toBe(200);
+    expect(result.cuts).toBeGreaterThan(0);
+    expect(result.sessionsCreated).toBeLessThanOrEqual(poolSize);
+    expect(result.poolStats.reattached).toBeGreaterThan(0);
+    expect(result.runningAfter).toBe(0);
+  });
+
   it('a pool-driven crawl of 200 pages on a flaky network finishes every page on the sessions it started with', async () => {
     const workers = 2;
     const poolSize = 2;
@@ -22,7 +42,8 @@ describe('reconnect soak', () => {
     console.info(`reconnect soak: ${JSON.stringify(result)}`);
     expect(result.crawled).toBe(200);
     expect(result.cuts).toBeGreaterThan(0);
-    // The sessions in use plus the pool's warm ones: a cut never costs a new session.
+    // The sessions in use plus the pool's warm ones (a refill per session handed out): a cut
+    // never costs a new session.
     expect(result.sessionsCreated).toBeLessThanOrEqual(workers + poolSize);
     expect(result.poolStats.reattached).toBeGreaterThan(0);
     expect(result.runningAfter).toBe(0);

@@ -21,6 +21,8 @@ export interface SoakResult {
   pages: number;
   crawled: number;
   retries: number;
+  /** Launches that failed (a cut during the connect) and were retried. */
+  launchFailures: number;
   sessionsCreated: number;
   cuts: number;
   runningAfter: number;
@@ -32,9 +34,20 @@ export async function crawl(
   lib: SoakLibrary,
   emu: EmulatorHandle,
   site: { url(path?: string): string },
-  options: { pages: number; workers: number; poolSize: number; extra?: Record<string, unknown> },
+  options: {
+    pages: number;
+    workers: number;
+    poolSize: number;
+    /** The account's concurrent-session limit; default the emulator's (50). */
+    concurrentSessions?: number;
+    extra?: Record<string, unknown>;
+  },
 ): Promise<SoakResult> {
-  const account = await emu.admin.createAccount({});
+  const account = await emu.admin.createAccount(
+    options.concurrentSessions === undefined
+      ? {}
+      : { limits: { concurrentSessions: options.concurrentSessions } },
+  );
   const started = performance.now();
   const cutsBefore = (await emu.admin.state()).connectionCuts;
   const pool = lib.createSessionPool({
@@ -48,8 +61,19 @@ export async function crawl(
   const queue = Array.from({ length: options.pages }, (_, i) => site.url(`/?page=${i}`));
   const crawled = new Set<string>();
   let retries = 0;
+  let launchFailures = 0;
+  // A launch a cut fails (its connect dropped) is retried, as a framework retries it.
+  const launch = async (): Promise<Browser> => {
+    for (;;) {
+      try {
+        return await pool.launch();
+      } catch (error) {
+        if (++launchFailures > 20) throw error;
+      }
+    }
+  };
   const worker = async () => {
-    let browser = await pool.launch();
+    let browser = await launch();
     for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
       try {
         const context = browser.contexts()[0]!;
@@ -59,7 +83,7 @@ export async function crawl(
       } catch {
         queue.push(url);
         retries++;
-        if (!browser.isConnected()) browser = await pool.launch();
+        if (!browser.isConnected()) browser = await launch();
       }
     }
     return browser;
@@ -81,6 +105,7 @@ export async function crawl(
     pages: options.pages,
     crawled: crawled.size,
     retries,
+    launchFailures,
     sessionsCreated: sessions.length,
     cuts,
     runningAfter: running,
