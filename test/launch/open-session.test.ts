@@ -5,7 +5,7 @@
  * when, and what finish(), abandon() and connectWithin() do and say. No Chromium: the
  * "connect" is the test's own function.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { Recordings } from '../../src/browser-api/resources/recordings.js';
 import { LaunchError, PreflightError } from '../../src/launch/errors.js';
@@ -14,6 +14,7 @@ import { isKept } from '../../src/launch/reconnect-window.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { rejection } from '../helpers/rejection.js';
+import { useCapturedWarnings } from '../helpers/warnings.js';
 import { type FakeSession, TOKEN, useFakeService } from './fake-service.js';
 
 const service = useFakeService('rb-open-paths-');
@@ -274,7 +275,7 @@ describe('adoptSession', () => {
 
 describe("stillRunning(): the pools' check of a warm session", () => {
   const ONE = /^\/sessions\/[^/]+$/;
-  let warnings: { message: string; code: string | undefined }[];
+  const warnings = useCapturedWarnings();
   /** GET /sessions/{id} answers what the fake service knows, `ended_at` as given. */
   const answerSessions = (endedAt: (s: FakeSession) => string | null) =>
     service.on('GET', ONE, (req, res) => {
@@ -289,15 +290,6 @@ describe("stillRunning(): the pools' check of a warm session", () => {
     new Date(Date.parse(s.created_at) + 11 * 60_000).toISOString();
   const launch = () => openSession({ api: service.api(), preflight: false }, 'launchRemote');
   const sessionOf = (id: string) => service.sessions.get(id)!;
-  beforeEach(() => {
-    warnings = [];
-    vi.spyOn(process, 'emitWarning').mockImplementation(((
-      message: string,
-      options?: { code?: string },
-    ) => {
-      warnings.push({ message, code: options?.code });
-    }) as typeof process.emitWarning);
-  });
 
   it('asks the service within the given time; a running session is true, and nothing is said or ended', async () => {
     answerSessions(idleEnd);

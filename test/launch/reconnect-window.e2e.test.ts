@@ -9,6 +9,7 @@ import * as puppeteer from '../../src/puppeteer/index.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { setEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/pages.js';
+import { useCapturedWarnings } from '../helpers/warnings.js';
 import { runChildScript } from './child-script.js';
 
 const env = useEmulatorAndSite({ ffmpegPath: false });
@@ -26,7 +27,7 @@ afterAll(() => {
   rmSync(cacheDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
-let warnings: { message: string; code: string | undefined }[];
+const warnings = useCapturedWarnings();
 beforeEach(async () => {
   account = await env.emu.admin.createAccount({});
   api = new BrowserApi({
@@ -34,13 +35,6 @@ beforeEach(async () => {
     token: account.token,
     proxyPassword: account.proxyPassword,
   });
-  warnings = [];
-  vi.spyOn(process, 'emitWarning').mockImplementation(((
-    message: string,
-    options?: { code?: string },
-  ) => {
-    warnings.push({ message, code: options?.code });
-  }) as typeof process.emitWarning);
 });
 afterEach(async () => {
   vi.restoreAllMocks();

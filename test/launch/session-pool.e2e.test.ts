@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import {
@@ -11,6 +11,7 @@ import {
 } from '../../src/playwright/index.js';
 import { createSessionPool as puppeteerPool } from '../../src/puppeteer/index.js';
 import { eventually, startTestSite, type TestSite } from '../helpers/pages.js';
+import { useCapturedWarnings } from '../helpers/warnings.js';
 
 let emu: EmulatorHandle;
 let site: TestSite;
@@ -29,16 +30,7 @@ afterAll(async () => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-let warnings: { message: string; code: string | undefined }[];
-beforeEach(() => {
-  warnings = [];
-  vi.spyOn(process, 'emitWarning').mockImplementation(((
-    message: string,
-    options?: { code?: string },
-  ) => {
-    warnings.push({ message, code: options?.code });
-  }) as typeof process.emitWarning);
-});
+const warnings = useCapturedWarnings();
 afterEach(() => {
   vi.restoreAllMocks();
 });
