@@ -99,13 +99,16 @@ function spawnChild(mode: string, extraEnv: Record<string, string> = {}): Child 
   return { proc, ledgerDir, tmp, output: () => out, exited };
 }
 
+/** The child's own line once launched (a launch error also names "session <id>"). */
+const LAUNCHED = /^session \S+$/m;
+
 async function launched(child: Child): Promise<void> {
   await eventually(
-    () => /session \S+/.test(child.output()) || child.proc.exitCode !== null,
+    () => LAUNCHED.test(child.output()) || child.proc.exitCode !== null,
     90_000,
     'the child to launch',
   );
-  if (!/session \S+/.test(child.output())) throw new Error(`child failed: ${child.output()}`);
+  if (!LAUNCHED.test(child.output())) throw new Error(`child failed: ${child.output()}`);
 }
 
 /** The create reached the service (its session exists) while its answer is still held back. */
@@ -237,7 +240,7 @@ describe('exit matrix: launchRemote in a process that is ended', () => {
       await launched(child);
       child.proc.kill(signal);
       const { code } = await exitOf(child);
-      expect(code).toBe(0);
+      expect(code, child.output()).toBe(0);
       expect(child.output()).toContain('host shutdown');
       await expectCleanAfter(child, 0);
     });
