@@ -21,6 +21,7 @@ import {
   handleDrop,
   isKept,
   keptAfterClose,
+  REATTACH_ATTEMPTS,
   reuseKeyOf,
   serviceEnd,
   type TakenKept,
@@ -167,9 +168,6 @@ export async function adoptSession(
   // A session kept after a drop: out of its window now, this launch's from its lease on.
   return adopt(sessionId, takeKept(sessionId), api, ownsApi, options, what);
 }
-
-/** How many times a drop-in launch tries to re-attach a kept session cut again meanwhile. */
-const REATTACH_ATTEMPTS = 3;
 
 /** Re-attaches made by drop-in launches in this process (said in their debug line). */
 let reattachedByLaunch = 0;

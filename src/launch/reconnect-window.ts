@@ -37,6 +37,12 @@ const debug = createDebug('launch');
 /** Default of the `reconnectWindowMs` option. */
 export const DEFAULT_RECONNECT_WINDOW_MS = 60_000;
 
+/**
+ * How many times a pool or a drop-in launch tries one re-attach whose own connect the network
+ * may cut again (a flaky one): each cut try leaves the session kept for the next.
+ */
+export const REATTACH_ATTEMPTS = 3;
+
 /** What one dropped session needs from its launch. */
 export interface Dropped {
   api: BrowserApi;

@@ -27,6 +27,7 @@
 import { createDebug } from '../http/debug.js';
 import { isRateLimitError, RequestValidationError } from '../http/errors.js';
 import { LaunchError } from './errors.js';
+import { REATTACH_ATTEMPTS } from './reconnect-window.js';
 
 const debug = createDebug('pool');
 
@@ -93,8 +94,6 @@ interface Warm<B> {
 }
 
 const MAX_BACKOFF_MS = 30_000;
-/** Tries of one re-attach whose own connection may be cut again (a flaky network). */
-const REATTACH_ATTEMPTS = 3;
 /** Default of `checkWarmAfterMs`. */
 export const DEFAULT_CHECK_WARM_AFTER_MS = 30_000;
 /** How long a warm session's check may take before the connection decides instead. */
