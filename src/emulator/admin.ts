@@ -110,6 +110,8 @@ export function emulatorState(ctx: AdminDeps) {
 export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteModule {
   return {
     prefix: ADMIN_PREFIX,
+    // Never faulted, so a test can always clear what it injected.
+    faultFree: true,
     register(r) {
       r.add('POST', '/accounts', ({ body }) => {
         const input = parse(accountSchema, body);

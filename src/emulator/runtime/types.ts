@@ -22,7 +22,7 @@ export interface RuntimeOptions {
   launchTimeoutMs?: number;
 }
 
-/** Who a session's exit is, as `exit.test` answers it (network/exit-identity.ts makes it). */
+/** Who a session's exit is, as `exit.test` answers it (browser-service/exit-identity.ts makes it). */
 export interface ExitIdentity {
   ip: string;
   country: string;

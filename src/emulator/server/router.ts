@@ -45,6 +45,11 @@ export interface RouteModule {
    * a body too large, an unknown route). Default: the browser service's flat `{ error }`.
    */
   errorBody?(status: number, message: string): unknown;
+  /**
+   * Whether injected faults skip this module's routes; default false. The admin API sets it, so
+   * a test can always clear what it injected.
+   */
+  faultFree?: boolean;
 }
 
 type ErrorBody = NonNullable<RouteModule['errorBody']>;
@@ -63,6 +68,7 @@ export interface RouteMatch {
 export class Router {
   readonly #routes: Route[] = [];
   readonly #errorBodies: { prefix: string; errorBody: ErrorBody }[] = [];
+  readonly #faultFree: string[] = [];
 
   add(method: Method, pattern: string, handler: RouteHandler): void {
     this.#routes.push({ method, segments: split(pattern), handler });
@@ -74,6 +80,12 @@ export class Router {
       add: (method, pattern, handler) => this.add(method, `${prefix}${pattern}`, handler),
     });
     if (module.errorBody) this.#errorBodies.push({ prefix, errorBody: module.errorBody });
+    if (module.faultFree) this.#faultFree.push(prefix);
+  }
+
+  /** Whether `pathname` is under a module that faults never apply to. */
+  isFaultFree(pathname: string): boolean {
+    return this.#faultFree.some((prefix) => pathname.startsWith(`${prefix}/`));
   }
 
   /** The error wording of the module mounted over `pathname`, if it has its own. */

@@ -15,7 +15,6 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redact } from '../../http/index.js';
 import { VERSION } from '../../version.js';
-import { ADMIN_PREFIX } from '../admin.js';
 import type { Fault, FaultRegistry } from './faults.js';
 import { HttpError } from './http-error.js';
 import {
@@ -133,8 +132,7 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
 
     if (ctx.handleHttp(req, res)) return;
 
-    // The admin API is never faulted, so a test can always clear what it injected.
-    const fault = path.startsWith(`${ADMIN_PREFIX}/`) ? undefined : ctx.faults.take(method, path);
+    const fault = router.isFaultFree(path) ? undefined : ctx.faults.take(method, path);
     if (fault && !fault.afterHandling) {
       if (fault.delayMs) await sleep(fault.delayMs);
       if (fault.dropConnection) return void req.socket.destroy();

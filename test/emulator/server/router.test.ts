@@ -29,6 +29,15 @@ describe('Router', () => {
     expect(router.match('GET', '/balance')).toBeUndefined();
   });
 
+  it('marks the paths of a fault-free module, and only those, as never faulted', () => {
+    const router = new Router();
+    router.mount({ prefix: '/_emulator', faultFree: true, register: () => {} });
+    router.mount({ prefix: '/api/v2/browser', register: () => {} });
+    expect(router.isFaultFree('/_emulator/faults')).toBe(true);
+    expect(router.isFaultFree('/api/v2/browser/sessions')).toBe(false);
+    expect(router.isFaultFree('/_emulatorx/faults')).toBe(false);
+  });
+
   it('answers HEAD with the GET route', () => {
     const router = new Router();
     router.add('GET', '/file/:id', handler('file'));

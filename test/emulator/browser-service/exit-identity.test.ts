@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { exitIdentity } from '../../../src/emulator/browser-service/exit-identity.js';
 import type { SessionConfig } from '../../../src/emulator/browser-service/model.js';
-import { exitIdentity } from '../../../src/emulator/network/exit-identity.js';
 
 const config = (over: Partial<SessionConfig>): SessionConfig => ({
   protocol: 'http',

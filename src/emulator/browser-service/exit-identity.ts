@@ -11,9 +11,9 @@
  * and the connection number for rotating sessions.
  */
 import { createHash } from 'node:crypto';
-import type { PinnedLocation, SessionConfig } from '../browser-service/model.js';
-import { pinFromConfig } from '../browser-service/profile-pin.js';
 import type { ExitIdentity } from '../runtime/types.js';
+import type { PinnedLocation, SessionConfig } from './model.js';
+import { pinFromConfig } from './profile-pin.js';
 
 export type { ExitIdentity };
 
