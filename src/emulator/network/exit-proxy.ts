@@ -19,6 +19,7 @@ import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { ExitIdentity } from '../runtime/types.js';
+import { pipeBoth, responseHead } from '../server/raw-http.js';
 import { EXIT_HOST, type Internet } from './internet.js';
 import type { EmulatorCa, KeyPairPem } from './tls.js';
 
@@ -140,11 +141,7 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
     }
     const upstream = send(site)(outgoing(req, to, site));
     upstream.on('upgrade', (answer, upSocket: Socket, upHead: Buffer) => {
-      const lines = [`HTTP/1.1 ${answer.statusCode} ${answer.statusMessage}`];
-      for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-        lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
-      }
-      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      socket.write(responseHead(answer.statusCode ?? 101, answer.rawHeaders, answer.statusMessage));
       if (upHead.length > 0) socket.write(upHead);
       if (head.length > 0) upSocket.write(head);
       pipeBoth(socket, upSocket);
@@ -152,7 +149,7 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
     upstream.on('response', (answer) => {
       // The site refused the upgrade: pass its answer on and close.
       socket.end(
-        `HTTP/1.1 ${answer.statusCode} ${answer.statusMessage}\r\ncontent-length: 0\r\n\r\n`,
+        responseHead(answer.statusCode ?? 502, { 'content-length': '0' }, answer.statusMessage),
       );
       answer.resume();
     });
@@ -171,10 +168,10 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
       .replace(/^\[|\]$/g, '')
       .toLowerCase();
     if (host !== EXIT_HOST && !internet.lookup(host)) {
-      socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n');
+      socket.end(responseHead(502, { 'content-length': '0' }));
       return;
     }
-    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    socket.write(responseHead(200, {}, 'Connection Established'));
     if (head.length > 0) socket.unshift(head);
     // Read through the stream API (a wrapper), so the peeked first bytes are read again.
     socket.once('data', (first: Buffer) => {
@@ -230,17 +227,4 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
       return closing;
     },
   };
-}
-
-function pipeBoth(a: Duplex, b: Duplex): void {
-  const end = () => {
-    a.destroy();
-    b.destroy();
-  };
-  a.on('error', end);
-  b.on('error', end);
-  a.on('close', end);
-  b.on('close', end);
-  a.pipe(b);
-  b.pipe(a);
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { parseTarget } from '../server/own-origin.js';
+import { refuseUpgrade } from '../server/raw-http.js';
 import { openDebuggerAddress } from './debugger-address.js';
 import { devtoolsPathOf, queryWithoutToken, sendJson, serveDevtoolsJson } from './devtools-json.js';
 import type {
@@ -15,7 +16,7 @@ import type {
   RunningSession,
   SessionDirectory,
 } from './types.js';
-import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
+import { forwardUpgrade } from './upgrade-forward.js';
 
 export interface CdpProxyOptions {
   /** Origin of the emulator server clients reach, e.g. `http://127.0.0.1:PORT`. */

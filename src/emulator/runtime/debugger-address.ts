@@ -13,9 +13,10 @@ import {
   MALFORMED_TARGET,
   parseTarget,
 } from '../server/own-origin.js';
+import { refuseUpgrade } from '../server/raw-http.js';
 import { devtoolsPathOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
 import type { SessionDirectory } from './types.js';
-import { forwardUpgrade, refuseUpgrade } from './upgrade-forward.js';
+import { forwardUpgrade } from './upgrade-forward.js';
 
 export async function openDebuggerAddress(
   sessionId: string,

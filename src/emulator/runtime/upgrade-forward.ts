@@ -3,26 +3,10 @@
  * connection (TCP, or the sandbox's unix socket) with the path and Host rewritten, then bytes flow both ways untouched, so every
  * CDP client library (Playwright, Puppeteer, chrome-remote-interface) works as if local.
  */
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { refuseUpgrade, requestHead } from '../server/raw-http.js';
 import { connectDevtools, type DevtoolsEndpoint, devtoolsHost } from './devtools-endpoint.js';
-
-/**
- * Answers an upgrade with a plain HTTP error and closes the socket. The body is built from a
- * fixed message only: the request (and the access token in its query) is never echoed.
- */
-export function refuseUpgrade(socket: Duplex, status: number, error: string): void {
-  const body = JSON.stringify({ error });
-  socket.on('error', () => {});
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
-      'Content-Type: application/json\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-    () => socket.destroy(),
-  );
-}
 
 export interface ForwardOptions {
   /** Chromium's remote-debugging endpoint: its loopback port, or the sandbox's socket. */
@@ -49,14 +33,13 @@ export function forwardUpgrade(
     upstream.destroy();
   };
 
-  const lines = [`GET ${path} HTTP/1.1`];
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    // Chromium rejects a Host that is not an IP or localhost (DNS-rebinding defence).
-    if (raw[i]!.toLowerCase() === 'host') lines.push(`Host: ${devtoolsHost(chromiumAddress)}`);
-    else lines.push(`${raw[i]}: ${raw[i + 1]}`);
-  }
-  upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+  // Chromium rejects a Host that is not an IP or localhost (DNS-rebinding defence).
+  const headers = req.rawHeaders.map((value, i) =>
+    i % 2 === 1 && req.rawHeaders[i - 1]?.toLowerCase() === 'host'
+      ? devtoolsHost(chromiumAddress)
+      : value,
+  );
+  upstream.write(requestHead('GET', path, headers));
   if (head.length > 0) upstream.write(head);
 
   upstream.on('connect', () => {
