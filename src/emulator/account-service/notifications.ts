@@ -6,7 +6,7 @@
  * is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
  */
 import { randomUUID } from 'node:crypto';
-import { accountBadRequest, accountNotFound } from '../server/http-error.js';
+import { accountNotFound, fieldErrors } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
 import { type AccountServiceContext, nowIso } from './context.js';
@@ -62,7 +62,7 @@ export function registerNotificationRoutes(
     const { notifications } = ctx.states.of(authenticate(ctx, req).id);
     const id = params.id ?? '';
     if (!UUID.test(id)) {
-      throw accountBadRequest({ notification_id: ['Must be a valid UUID.'] });
+      throw fieldErrors({ notification_id: ['Must be a valid UUID.'] });
     }
     const record = notifications.get(id.toLowerCase());
     if (!record) throw accountNotFound();

@@ -2,8 +2,8 @@
  * The emulated account service: route modules to mount on the emulator's router (the API under
  * `/api/v2/base`, admin routes under `/_emulator`), over the control plane's accounts and clock.
  */
-import { answeringErrors } from '../server/http-error.js';
-import type { RouteModule, RouteRegistrar } from '../server/router.js';
+import { accountWording } from '../server/http-error.js';
+import type { RouteModule } from '../server/router.js';
 import { type AccountServiceOptions, resolveAccountOptions } from './account-options.js';
 import { registerAdminActionRoutes } from './admin-actions.js';
 import type { AccountServiceContext } from './context.js';
@@ -46,11 +46,6 @@ export interface AccountService {
 /** The route files of the API, one per resource of the spec, mounted under `/api/v2/base`. */
 const API_ROUTES = [registerQueryRoutes, registerWebhookRoutes, registerNotificationRoutes];
 
-/** Answers its own errors, so the service serves on any router (the emulator's, a test's). */
-const answering = (router: RouteRegistrar): RouteRegistrar => ({
-  add: (method, pattern, handler) => router.add(method, pattern, answeringErrors(handler)),
-});
-
 export function createAccountService(deps: AccountServiceDeps): AccountService {
   const options = resolveAccountOptions(deps.options);
   const states = new AccountStates();
@@ -70,16 +65,14 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
     routes: {
       prefix: ACCOUNT_API_PREFIX,
       // Every 400 of this service is per field (`{field: [messages]}`), bad JSON included.
-      errorBody: (status, message) =>
-        status === 400 ? { non_field_errors: [message] } : { error: message },
-      register(router) {
-        const routes = answering(router);
+      errorWording: accountWording,
+      register(routes) {
         for (const register of API_ROUTES) register(routes, ctx);
       },
     },
     adminRoutes: {
       prefix: '/_emulator',
-      register: (router) => registerAdminActionRoutes(answering(router), ctx),
+      register: (routes) => registerAdminActionRoutes(routes, ctx),
     },
     emit: (accountId, type, data) => events.emit(accountId, type, data ?? {}),
     notify: (accountId, input) => pushNotification(ctx, accountId, input),

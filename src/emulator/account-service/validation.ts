@@ -4,7 +4,7 @@
  * just the first, like a serializer would.
  */
 
-import { accountBadRequest, addFieldError, type FieldErrors } from '../server/http-error.js';
+import { addFieldError, type FieldErrors, fieldErrors } from '../server/http-error.js';
 import type { ResolvedAccountOptions } from './account-options.js';
 import { isKnownCountry } from './location-normalizer.js';
 import { PLATFORMS, type Platform } from './types.js';
@@ -31,12 +31,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 export function validateSubmit(body: unknown, options: ResolvedAccountOptions): SubmitRequest {
   const errors: FieldErrors = {};
   if (!isRecord(body)) {
-    throw accountBadRequest({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
+    throw fieldErrors({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
   }
   const questions = validateQuestions(body.questions, errors);
   const platforms = validatePlatforms(body.platforms, errors, options);
   const locations = validateLocations(body.locations, errors, options);
-  if (Object.keys(errors).length > 0) throw accountBadRequest(errors);
+  if (Object.keys(errors).length > 0) throw fieldErrors(errors);
   return { questions, platforms, locations };
 }
 

@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  accountBadRequest,
   accountNotFound,
   addFieldError,
   type FieldErrors,
+  fieldErrors,
 } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { authenticate } from './auth.js';
@@ -125,7 +125,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 export function validateWebhook(body: unknown): WebhookInput {
   const errors: FieldErrors = {};
   if (!isRecord(body)) {
-    throw accountBadRequest({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
+    throw fieldErrors({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
   }
   const { url, events, description, enabled } = body;
   if (url === undefined || url === null || url === '') {
@@ -174,7 +174,7 @@ export function validateWebhook(body: unknown): WebhookInput {
   if (enabled !== undefined && enabled !== null && typeof enabled !== 'boolean') {
     addFieldError(errors, 'enabled', 'Must be a valid boolean.');
   }
-  if (Object.keys(errors).length > 0) throw accountBadRequest(errors);
+  if (Object.keys(errors).length > 0) throw fieldErrors(errors);
   return {
     url: url as string,
     events: [...new Set(events as string[])],

@@ -4,6 +4,7 @@
  * server without this file knowing about it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ErrorWording, flatWording } from './http-error.js';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -41,18 +42,17 @@ export interface RouteModule {
   prefix: string;
   register(routes: RouteRegistrar): void;
   /**
-   * How this service words an error the server itself raises under its prefix (malformed JSON,
-   * a body too large, an unknown route). Default: the browser service's flat `{ error }`.
+   * How this service words every error under its prefix, its routes' and the server's own
+   * (malformed JSON, a body too large, an unknown route, a refused request). Default: the
+   * browser service's flat `{ error, ...extra }`.
    */
-  errorBody?(status: number, message: string): unknown;
+  errorWording?: ErrorWording;
   /**
    * Whether injected faults skip this module's routes; default false. The admin API sets it, so
    * a test can always clear what it injected.
    */
   faultFree?: boolean;
 }
-
-type ErrorBody = NonNullable<RouteModule['errorBody']>;
 
 interface Route {
   method: Method;
@@ -67,7 +67,7 @@ export interface RouteMatch {
 
 export class Router {
   readonly #routes: Route[] = [];
-  readonly #errorBodies: { prefix: string; errorBody: ErrorBody }[] = [];
+  readonly #wordings: { prefix: string; wording: ErrorWording }[] = [];
   readonly #faultFree: string[] = [];
 
   add(method: Method, pattern: string, handler: RouteHandler): void {
@@ -79,7 +79,7 @@ export class Router {
     module.register({
       add: (method, pattern, handler) => this.add(method, `${prefix}${pattern}`, handler),
     });
-    if (module.errorBody) this.#errorBodies.push({ prefix, errorBody: module.errorBody });
+    if (module.errorWording) this.#wordings.push({ prefix, wording: module.errorWording });
     if (module.faultFree) this.#faultFree.push(prefix);
   }
 
@@ -88,9 +88,10 @@ export class Router {
     return this.#faultFree.some((prefix) => pathname.startsWith(`${prefix}/`));
   }
 
-  /** The error wording of the module mounted over `pathname`, if it has its own. */
-  errorBodyFor(pathname: string): ErrorBody | undefined {
-    return this.#errorBodies.find(({ prefix }) => pathname.startsWith(`${prefix}/`))?.errorBody;
+  /** How errors under `pathname` are worded: its module's own way, else the flat shape. */
+  errorWordingFor(pathname: string): ErrorWording {
+    const own = this.#wordings.find(({ prefix }) => pathname.startsWith(`${prefix}/`));
+    return own?.wording ?? flatWording;
   }
 
   match(method: string, pathname: string): RouteMatch | undefined {

@@ -4,13 +4,7 @@
  * response carries `X-Emulator-Version`; every error has the shape of the service it is under
  * (the browser service's flat `{ error }` unless a route module words its own).
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redact } from '../../http/index.js';
@@ -25,6 +19,7 @@ import {
   parseTarget,
   type Refusal,
 } from './own-origin.js';
+import { refuseUpgrade } from './raw-http.js';
 import type { Reply, Router } from './router.js';
 
 /** What the server needs besides its router: requests outside the routes, faults, logging. */
@@ -77,30 +72,8 @@ function send(res: ServerResponse, reply: Reply): void {
   res.end(payload);
 }
 
-function errorReply(error: unknown, ctx: ServerDeps, what: string): Reply {
-  if (error instanceof HttpError) {
-    return { status: error.status, body: error.body, headers: error.headers };
-  }
-  ctx.log('error', `${what} failed: ${error instanceof Error ? error.stack : String(error)}`);
-  return { status: 500, body: { error: 'Internal emulator error' } };
-}
-
 function faultReply(fault: Fault): Reply {
   return { status: fault.status as number, body: fault.body ?? { error: 'Injected fault' } };
-}
-
-/** A whole HTTP response as text, for an upgrade socket that never became a websocket. */
-function rawJsonResponse(status: number, body: unknown): string {
-  const text = JSON.stringify(body);
-  return [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-    'content-type: application/json',
-    `content-length: ${Buffer.byteLength(text)}`,
-    `x-emulator-version: ${VERSION}`,
-    'connection: close',
-    '',
-    text,
-  ].join('\r\n');
 }
 
 /** The public origin's port (a latency front's when a network is modelled). */
@@ -110,11 +83,21 @@ function listenerOf(ctx: ServerDeps): Listener {
 }
 
 export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
-  /** A refusal in the error shape of the service the path is under. */
-  const refusalReply = ({ status, message }: Refusal, path: string): Reply => {
-    const worded = router.errorBodyFor(path);
-    return { status, body: worded ? worded(status, message) : { error: message } };
+  /**
+   * The one way an error becomes an answer: in the wording of the service `path` is under. An
+   * error that is not an `HttpError` is the emulator's own bug: logged, answered as a 500.
+   */
+  const errorReply = (error: unknown, path: string, what: string): Reply => {
+    let known = error;
+    if (!(known instanceof HttpError)) {
+      ctx.log('error', `${what} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      known = new HttpError(500, 'Internal emulator error');
+    }
+    const { status, headers } = known as HttpError;
+    return { status, body: router.errorWordingFor(path)(known as HttpError), headers };
   };
+  const refusalReply = ({ status, message }: Refusal, path: string): Reply =>
+    errorReply(new HttpError(status, message), path, '');
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('x-emulator-version', VERSION);
@@ -156,11 +139,7 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
       });
       if (reply === undefined) reply = NO_BODY;
     } catch (error) {
-      reply = errorReply(error, ctx, what);
-      const errorBody =
-        error instanceof HttpError && !error.isWorded ? router.errorBodyFor(path) : undefined;
-      if (errorBody)
-        reply = { ...reply, body: errorBody(reply.status ?? 500, (error as HttpError).message) };
+      reply = errorReply(error, path, what);
     }
 
     if (fault?.afterHandling) {
@@ -174,7 +153,10 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      send(res, errorReply(error, ctx, `${req.method} ${req.url}`));
+      send(
+        res,
+        errorReply(error, parseTarget(req.url)?.pathname ?? '/', `${req.method} ${req.url}`),
+      );
     });
   });
   server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
@@ -189,8 +171,7 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
       run();
     } catch (error) {
       ctx.log('error', `websocket upgrade failed: ${(error as Error)?.stack ?? String(error)}`);
-      if (socket.writable) socket.end(rawJsonResponse(400, { error: 'Bad request' }));
-      else socket.destroy();
+      refuseUpgrade(socket, 400, 'Bad request');
     }
   };
 
@@ -199,12 +180,12 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
     const refused = url ? foreignRequest(req, listenerOf(ctx)) : MALFORMED_TARGET;
     if (refused) {
       ctx.log('warn', redact(`upgrade refused (${refused.status}): ${refused.message}`));
-      socket.end(rawJsonResponse(refused.status, { error: refused.message }));
+      refuseUpgrade(socket, refused.status, refused.message);
       return;
     }
     const proceed = () => {
       if (ctx.handleUpgrade(req, socket, head)) return;
-      socket.end(rawJsonResponse(404, { error: 'Not found' }));
+      refuseUpgrade(socket, 404, 'Not found');
     };
     // Faults apply to websocket upgrades too (e.g. `{ path: '/cdp/*', status: 502 }`), so a
     // client's handling of a refused or dropped CDP connect can be tested.
@@ -222,7 +203,7 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
       if (fault.dropConnection) {
         socket.destroy();
       } else if (fault.status) {
-        socket.end(rawJsonResponse(fault.status, fault.body ?? { error: 'Injected fault' }));
+        refuseUpgrade(socket, fault.status, 'Injected fault', fault.body);
       } else {
         proceed();
       }

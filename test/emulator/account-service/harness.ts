@@ -1,10 +1,9 @@
 /**
- * The account service on a bare loopback server (router + JSON body parsing), over a plain map
- * of accounts and a real EmulatorClock: the service's routes tested without the rest of the
- * emulator.
+ * The account service alone on the emulator's server (its body parsing and one error path),
+ * over a plain map of accounts and a real EmulatorClock: the service's routes tested without
+ * the rest of the emulator.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AccountRecord,
@@ -12,7 +11,9 @@ import {
   createAccountService,
 } from '../../../src/emulator/account-service/index.js';
 import { EmulatorClock } from '../../../src/emulator/clock.js';
+import { FaultRegistry } from '../../../src/emulator/server/faults.js';
 import { Router } from '../../../src/emulator/server/router.js';
+import { createEmulatorServer } from '../../../src/emulator/server/server.js';
 
 export interface Harness {
   origin: string;
@@ -49,37 +50,21 @@ export async function startHarness(options: AccountServiceOptions = {}): Promise
   const router = new Router();
   router.mount(service.routes);
   router.mount(service.adminRoutes);
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(body === undefined ? '' : JSON.stringify(body));
-    };
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      return send(400, { non_field_errors: ['Malformed JSON.'] });
-    }
-    const match = router.match(req.method ?? 'GET', url.pathname);
-    if (!match) return send(404, { error: 'Not found' });
-    const reply = await match.handler({
-      req,
-      res,
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      params: match.params,
-      query: url.searchParams,
-      body,
-      origin: '',
-    });
-    send(reply?.status ?? 200, reply?.body, reply?.headers);
-  });
+  // The emulator's own server (body parsing, error wording, refusals) with only this service.
+  let origin = '';
+  const server = createEmulatorServer(
+    {
+      faults: new FaultRegistry(),
+      log: () => {},
+      origin: () => origin,
+      boundHost: '127.0.0.1',
+      handleHttp: () => false,
+      handleUpgrade: () => false,
+    },
+    router,
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const harness: Harness = {
     origin,
     api: `${origin}/api/v2/base`,
