@@ -3,10 +3,11 @@
  * zip and isp included), reported instead of enforced, and the username the session would carry.
  */
 
+import { ValidationResultSchema } from '../../browser-api/schemas/configurations.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data, objectBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
-import { objectBody } from './request-body.js';
 import { type Issue, proxyUsernamePreview, resolveSessionRequest } from './targeting.js';
 
 /** Normalized fields; a field with an issue is `null` (never silently replaced by a default). */
@@ -40,15 +41,11 @@ export function registerConfigurationRoutes(
       findProfile: (id) => ctx.store.profile(account.id, id),
       requirePassword: false,
     });
-    return {
-      body: {
-        data: {
-          valid: issues.length === 0,
-          normalized: normalized({ ...resolved.config }, issues),
-          issues: issues.length === 0 ? null : issues,
-          proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
-        },
-      },
-    };
+    return data(ValidationResultSchema, {
+      valid: issues.length === 0,
+      normalized: normalized({ ...resolved.config }, issues),
+      issues: issues.length === 0 ? null : issues,
+      proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
+    });
   });
 }

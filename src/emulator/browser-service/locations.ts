@@ -1,5 +1,8 @@
 /** `GET /locations/{level}` over the bundled dataset (`../data/location-dataset.ts`). */
 
+import type { z } from 'zod';
+import { LocationItemSchema } from '../../browser-api/schemas/locations.js';
+import { zod } from '../../http/lazy-schema.js';
 import {
   COUNTRY_DETAILS,
   COUNTRY_LIST,
@@ -9,6 +12,7 @@ import {
 } from '../data/location-dataset.js';
 import { badRequest, HttpError, unavailable } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import { parseLimit } from './sessions.js';
@@ -20,13 +24,12 @@ export const LOCATIONS_MAX_LIMIT = 1000;
 /** What a client is told when locations are configured off. */
 export const LOCATIONS_OFF_RETRY_AFTER_SECONDS = 60;
 
-export interface LocationItem {
-  code: string;
-  name: string;
+/** An item of the client's `LocationItemSchema`, with every field the emulator fills. */
+export type LocationItem = z.input<typeof LocationItemSchema> & {
   availability: 'high';
   country_code: string;
   region_code: string;
-}
+};
 
 const item = (code: string, name: string, country: string, region = ''): LocationItem => ({
   code,
@@ -127,6 +130,7 @@ export function registerLocationRoutes(routes: RouteRegistrar, ctx: BrowserServi
     checkFilters(query);
     const limit = parseLimit(query.get('limit'), LOCATIONS_DEFAULT_LIMIT, LOCATIONS_MAX_LIMIT);
     const offset = parseOffset(query.get('offset'));
-    return { body: { data: listLocations(level, query).slice(offset, offset + limit) } };
+    const page = listLocations(level, query).slice(offset, offset + limit);
+    return data(zod().array(LocationItemSchema), page);
   });
 }

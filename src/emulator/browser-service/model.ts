@@ -1,4 +1,6 @@
 /** The records the emulator keeps in memory. Times are emulator-clock ms since the epoch. */
+import type { z } from 'zod';
+import type { SessionConfigSchema } from '../../browser-api/schemas/sessions.js';
 import type { ClockTimer } from '../clock.js';
 import type { AccountLimits } from '../options.js';
 import type { RecordingFile, RunningBrowser } from '../runtime/index.js';
@@ -23,8 +25,11 @@ export interface TokenRecord {
   issuedAt: number;
 }
 
-/** Resolved targeting of a session: the `config` object of the spec. */
-export interface SessionConfig {
+/**
+ * Resolved targeting of a session: the `config` object of the spec, as the client's
+ * `SessionConfigSchema` reads it, with the keys the emulator always fills made required.
+ */
+export type SessionConfig = z.input<typeof SessionConfigSchema> & {
   country?: string;
   region?: string;
   city?: string;
@@ -38,7 +43,7 @@ export interface SessionConfig {
   ipv4_only: boolean;
   profile_name: string | null;
   profile_id: string | null;
-}
+};
 
 export interface DebuggerEndpoint {
   address: string;

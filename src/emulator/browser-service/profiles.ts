@@ -1,17 +1,41 @@
 /** `/profiles`: saved browser profiles, unique by name within an account. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, limitReached, notFound } from '../server/http-error.js';
+import type { z } from 'zod';
+import {
+  PROFILE_NAME_MAX_LENGTH,
+  ProfileCreateParamsSchema,
+  ProfileSchema,
+  ProfileUpdateParamsSchema,
+} from '../../browser-api/schemas/profiles.js';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
+import { conflict, limitReached, notFound } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data, parseBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import type { Account, ProfileRecord } from './model.js';
-import { type JsonObject, objectBody, optionalBoolean, optionalString } from './request-body.js';
 
 /** A profile limit does not lift by waiting; the hint is to come back after deleting one. */
 export const PROFILE_LIMIT_RETRY_AFTER_SECONDS = 60;
-const MAX_NAME_LENGTH = 100;
 
-export function profileView(profile: ProfileRecord) {
+/** The service's rule beyond the client's: a name is trimmed, and blank after trimming is refused. */
+const trimmedName = () => zod().string().trim().min(1).max(PROFILE_NAME_MAX_LENGTH);
+const CreateSchema = lazySchema(() => ProfileCreateParamsSchema.extend({ name: trimmedName() }));
+/** `store_cache` and `pin_ip` are set at creation only. */
+const UpdateSchema = lazySchema(() =>
+  ProfileUpdateParamsSchema.extend({ name: trimmedName().optional() }).superRefine((body, ctx) => {
+    for (const createOnly of ['store_cache', 'pin_ip']) {
+      if (body[createOnly] === undefined) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: [createOnly],
+        message: 'is set at creation; only name and description can change',
+      });
+    }
+  }),
+);
+
+export function profileView(profile: ProfileRecord): z.input<typeof ProfileSchema> {
   const pinned = profile.pinned;
   return {
     id: profile.id,
@@ -33,20 +57,6 @@ export function profileView(profile: ProfileRecord) {
   };
 }
 
-function readName(body: JsonObject, required: boolean): string | undefined {
-  const name = optionalString(body, 'name');
-  if (name === undefined) {
-    if (required) throw badRequest('name is required');
-    return undefined;
-  }
-  const trimmed = name.trim();
-  if (trimmed === '') throw badRequest('name must not be empty');
-  if (trimmed.length > MAX_NAME_LENGTH) {
-    throw badRequest(`name must be at most ${MAX_NAME_LENGTH} characters`);
-  }
-  return trimmed;
-}
-
 /** Names are unique per account, compared exactly; a clash is a 409. */
 function assertNameFree(ctx: BrowserServiceContext, account: Account, name: string, self?: string) {
   const clash = ctx.store.profilesOf(account.id).find((p) => p.name === name && p.id !== self);
@@ -62,11 +72,13 @@ function findProfile(ctx: BrowserServiceContext, account: Account, id: string): 
 export function registerProfileRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
   routes.add('POST', '/profiles', ({ req, body }) => {
     const account = authenticate(ctx, req);
-    const fields = objectBody(body);
-    const name = readName(fields, true) as string;
-    const description = optionalString(fields, 'description') ?? '';
-    const storeCache = optionalBoolean(fields, 'store_cache') ?? false;
-    const pinIp = optionalBoolean(fields, 'pin_ip') ?? false;
+    const fields = parseBody(CreateSchema, body);
+    const {
+      name,
+      description = '',
+      store_cache: storeCache = false,
+      pin_ip: pinIp = false,
+    } = fields;
     const count = ctx.store.profilesOf(account.id).length;
     const limit = account.limits.profiles;
     if (count >= limit) {
@@ -89,36 +101,29 @@ export function registerProfileRoutes(routes: RouteRegistrar, ctx: BrowserServic
       storeCache,
     };
     ctx.store.profiles.set(profile.id, profile);
-    return { body: { data: profileView(profile) } };
+    return data(ProfileSchema, profileView(profile));
   });
 
   routes.add('GET', '/profiles', ({ req }) => {
     const account = authenticate(ctx, req);
-    return { body: { data: ctx.store.profilesOf(account.id).map(profileView) } };
+    return data(zod().array(ProfileSchema), ctx.store.profilesOf(account.id).map(profileView));
   });
 
   routes.add('GET', '/profiles/:id', ({ req, params }) => {
     const profile = findProfile(ctx, authenticate(ctx, req), params.id as string);
-    return { body: { data: profileView(profile) } };
+    return data(ProfileSchema, profileView(profile));
   });
 
   routes.add('PATCH', '/profiles/:id', ({ req, params, body }) => {
     const account = authenticate(ctx, req);
     const profile = findProfile(ctx, account, params.id as string);
-    const fields = objectBody(body);
-    for (const createOnly of ['store_cache', 'pin_ip']) {
-      if (fields[createOnly] !== undefined) {
-        throw badRequest(`${createOnly} is set at creation; only name and description can change`);
-      }
-    }
-    const name = readName(fields, false);
-    const description = optionalString(fields, 'description');
+    const { name, description } = parseBody(UpdateSchema, body);
     if (name !== undefined) {
       assertNameFree(ctx, account, name, profile.id);
       profile.name = name;
     }
     if (description !== undefined) profile.description = description;
-    return { body: { data: profileView(profile) } };
+    return data(ProfileSchema, profileView(profile));
   });
 
   routes.add('DELETE', '/profiles/:id', ({ req, params }) => {
@@ -126,6 +131,7 @@ export function registerProfileRoutes(routes: RouteRegistrar, ctx: BrowserServic
     ctx.store.profiles.delete(profile.id);
     // Running sessions keep their browser; the cache dir goes when the last one ends.
     ctx.sessions.profileDeleted(profile);
+    // The spec shows no body for a profile's delete (the client reads none): as for a session.
     return { body: { data: { status: 'success' } } };
   });
 }

@@ -1,6 +1,8 @@
 /** `GET /proxy/options`: the vocabulary, straight from `vocabulary.ts`. */
 
+import { ProxyOptionsSchema } from '../../browser-api/schemas/proxy.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import {
@@ -13,17 +15,17 @@ import {
 } from './vocabulary.js';
 
 export const proxyOptions = () => ({
-  connection_types: CONNECTION_TYPES,
-  session_types: SESSION_TYPES,
-  protocols: PROTOCOLS,
-  filter_modes: FILTER_MODES,
+  connection_types: [...CONNECTION_TYPES],
+  session_types: [...SESSION_TYPES],
+  protocols: [...PROTOCOLS],
+  filter_modes: [...FILTER_MODES],
   filter_levels: FILTER_LEVELS,
   quality_filter: {
     deprecated: true,
     default: true,
     description: 'true equals filter_mode "quality", false equals "none"; use filter_mode',
   },
-  location_levels: LOCATION_LEVELS,
+  location_levels: [...LOCATION_LEVELS],
 });
 
 export function registerProxyOptionRoutes(
@@ -32,6 +34,6 @@ export function registerProxyOptionRoutes(
 ): void {
   routes.add('GET', '/proxy/options', ({ req }) => {
     authenticate(ctx, req);
-    return { body: { data: proxyOptions() } };
+    return data(ProxyOptionsSchema, proxyOptions());
   });
 }

@@ -3,7 +3,10 @@
  * listing. The file itself is served by `recording-files.ts`.
  */
 
+import { RecordingSchema } from '../../browser-api/schemas/recordings.js';
+import { zod } from '../../http/lazy-schema.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import type { RecordingRecord } from './model.js';
@@ -39,6 +42,6 @@ export function registerRecordingRoutes(routes: RouteRegistrar, ctx: BrowserServ
       size_bytes: recording.file.sizeBytes,
       ...signedVideoUrl(ctx, origin, recording),
     }));
-    return { body: { data: recordings } };
+    return data(zod().array(RecordingSchema), recordings);
   });
 }

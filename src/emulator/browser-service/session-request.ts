@@ -1,9 +1,9 @@
 /** Turns a create body into a launch request, or the error the create answers with. */
 
 import { badRequest, notFound } from '../server/http-error.js';
+import { objectBody } from '../server/wire.js';
 import type { BrowserServiceContext } from './context.js';
 import type { Account } from './model.js';
-import { objectBody } from './request-body.js';
 import { issuesMessage, type ResolvedRequest, resolveSessionRequest } from './targeting.js';
 
 /** 404 for an unknown `profile_id` (like any other id of the account); 400 for every other issue. */

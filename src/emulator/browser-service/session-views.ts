@@ -1,5 +1,14 @@
-/** The wire shapes of a session, in one place (list, single fetch, create, connection). */
-
+/**
+ * The wire shapes of a session, in one place (list, single fetch, create), each typed as the
+ * client's schema of that answer reads it: a field renamed in the contract fails here.
+ */
+import type { z } from 'zod';
+import type {
+  SessionCreatedSchema,
+  SessionSchema,
+  SessionSummarySchema,
+} from '../../browser-api/schemas/sessions.js';
+import { HttpError } from '../server/http-error.js';
 import type { BrowserServiceContext } from './context.js';
 import type { SessionRecord } from './model.js';
 
@@ -12,7 +21,7 @@ export function cdpUrlOf(ctx: BrowserServiceContext, session: SessionRecord): st
 }
 
 /** List item: no `cdp_url`, on purpose (a list must not hand out every session's access). */
-export function sessionSummary(session: SessionRecord) {
+export function sessionSummary(session: SessionRecord): z.input<typeof SessionSummarySchema> {
   return {
     id: session.id,
     status: session.status,
@@ -21,7 +30,10 @@ export function sessionSummary(session: SessionRecord) {
   };
 }
 
-export function sessionDetail(ctx: BrowserServiceContext, session: SessionRecord) {
+export function sessionDetail(
+  ctx: BrowserServiceContext,
+  session: SessionRecord,
+): z.input<typeof SessionSchema> {
   const cdpUrl = cdpUrlOf(ctx, session);
   return {
     id: session.id,
@@ -33,7 +45,14 @@ export function sessionDetail(ctx: BrowserServiceContext, session: SessionRecord
   };
 }
 
-export function sessionCreated(ctx: BrowserServiceContext, session: SessionRecord) {
+/** A create's answer; a browser that ended before it could be handed over is a 502 to retry. */
+export function sessionCreated(
+  ctx: BrowserServiceContext,
+  session: SessionRecord,
+): z.input<typeof SessionCreatedSchema> {
   const cdpUrl = cdpUrlOf(ctx, session);
-  return { id: session.id, ...(cdpUrl ? { cdp_url: cdpUrl } : {}), status: session.status };
+  if (cdpUrl === undefined) {
+    throw new HttpError(502, 'The browser ended before it could be handed over; retry the request');
+  }
+  return { id: session.id, cdp_url: cdpUrl, status: session.status };
 }

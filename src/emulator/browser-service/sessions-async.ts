@@ -4,13 +4,33 @@
  * the concurrency limit are decided in the background and reported by the poll.
  */
 import { randomUUID } from 'node:crypto';
+import {
+  AsyncSessionCreatedSchema,
+  AsyncSessionRequestSchema,
+  SessionCreatedSchema,
+} from '../../browser-api/schemas/sessions.js';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 import { HttpError, notFound } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import type { AsyncCreateRecord } from './model.js';
 import { resolveCreate } from './session-request.js';
-import { sessionCreated } from './session-views.js';
+import { cdpUrlOf } from './session-views.js';
+
+/**
+ * The poll's shape is not shown by the spec: the client's schema, extended with what the
+ * emulator answers and `waitForAsync` reads (the created session, or why it failed).
+ */
+const AsyncPollSchema = lazySchema(() =>
+  AsyncSessionRequestSchema.extend({
+    status: zod().enum(['pending', 'completed', 'failed']),
+    session: SessionCreatedSchema.partial({ cdp_url: true }).optional(),
+    error: zod().string().optional(),
+    error_status: zod().number().int().optional(),
+  }),
+);
 
 export function registerSessionsAsyncRoutes(
   routes: RouteRegistrar,
@@ -37,7 +57,7 @@ export function registerSessionsAsyncRoutes(
         record.errorStatus = error instanceof HttpError ? error.status : 502;
       },
     );
-    return { body: { data: { request_id: record.id } } };
+    return data(AsyncSessionCreatedSchema, { request_id: record.id });
   });
 
   routes.add('GET', '/sessions-async/:requestId', ({ req, params }) => {
@@ -45,15 +65,20 @@ export function registerSessionsAsyncRoutes(
     const record = ctx.store.asyncCreate(account.id, params.requestId as string);
     if (!record) throw notFound('Session request');
     const session = record.sessionId ? ctx.store.session(account.id, record.sessionId) : undefined;
-    return {
-      body: {
-        data: {
-          request_id: record.id,
-          status: record.status,
-          ...(session ? { session: sessionCreated(ctx, session) } : {}),
-          ...(record.error ? { error: record.error, error_status: record.errorStatus } : {}),
-        },
-      },
-    };
+    const cdpUrl = session && cdpUrlOf(ctx, session);
+    return data(AsyncPollSchema, {
+      request_id: record.id,
+      status: record.status,
+      ...(session
+        ? {
+            session: {
+              id: session.id,
+              ...(cdpUrl ? { cdp_url: cdpUrl } : {}),
+              status: session.status,
+            },
+          }
+        : {}),
+      ...(record.error ? { error: record.error, error_status: record.errorStatus } : {}),
+    });
   });
 }

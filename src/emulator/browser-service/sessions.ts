@@ -1,8 +1,18 @@
 /** `/sessions`: create, list, fetch, connection details, pages, delete. */
 
+import {
+  PageSchema,
+  SessionConnectionSchema,
+  SessionCreatedSchema,
+  SessionEndedSchema,
+  SessionSchema,
+  SessionSummarySchema,
+} from '../../browser-api/schemas/sessions.js';
+import { zod } from '../../http/lazy-schema.js';
 import { badRequest, notFound } from '../server/http-error.js';
 import { openLatencyFront } from '../server/network-model.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import type { Account, SessionRecord } from './model.js';
@@ -38,7 +48,7 @@ export function registerSessionRoutes(routes: RouteRegistrar, ctx: BrowserServic
   routes.add('POST', '/sessions', async ({ req, body }) => {
     const account = authenticate(ctx, req);
     const session = await ctx.sessions.create(account, resolveCreate(ctx, account, body));
-    return { body: { data: sessionCreated(ctx, session) } };
+    return data(SessionCreatedSchema, sessionCreated(ctx, session));
   });
 
   routes.add('GET', '/sessions', ({ req, query }) => {
@@ -56,46 +66,42 @@ export function registerSessionRoutes(routes: RouteRegistrar, ctx: BrowserServic
       .sessionsOf(account.id)
       .filter((s) => status === 'all' || s.status === status)
       .slice(0, limit);
-    return { body: { data: sessions.map(sessionSummary) } };
+    return data(zod().array(SessionSummarySchema), sessions.map(sessionSummary));
   });
 
   routes.add('GET', '/sessions/:id', ({ req, params }) => {
     const session = findSession(ctx, authenticate(ctx, req), params.id as string);
-    return { body: { data: sessionDetail(ctx, session) } };
+    return data(SessionSchema, sessionDetail(ctx, session));
   });
 
   routes.add('GET', '/sessions/:id/connection', async ({ req, params, origin }) => {
     const session = findSession(ctx, authenticate(ctx, req), params.id as string);
     const debuggerAddress = await openDebugger(ctx, session);
     const running = session.status === 'running';
-    return {
-      body: {
-        data: {
-          id: session.id,
-          status: session.status,
-          cdp_url: cdpUrlOf(ctx, session) ?? null,
-          debugger_address: running ? debuggerAddress : null,
-          live_view_url: running
-            ? ctx.liveView.url(origin, session.id, session.liveViewToken)
-            : null,
-          config: session.config,
-        },
-      },
-    };
+    return data(SessionConnectionSchema, {
+      id: session.id,
+      status: session.status,
+      cdp_url: cdpUrlOf(ctx, session) ?? null,
+      debugger_address: running ? debuggerAddress : null,
+      live_view_url: running ? ctx.liveView.url(origin, session.id, session.liveViewToken) : null,
+      config: session.config,
+    });
   });
 
   routes.add('GET', '/sessions/:id/pages', async ({ req, params }) => {
     const session = findSession(ctx, authenticate(ctx, req), params.id as string);
     const pages =
       session.status === 'running' && session.browser ? await session.browser.pages() : [];
-    return { body: { data: pages } };
+    // Only the fields of the contract: the runtime may know more about a target.
+    const wire = pages.map(({ id, title, type, url }) => ({ id, title, type, url }));
+    return data(zod().array(PageSchema), wire);
   });
 
   routes.add('DELETE', '/sessions/:id', async ({ req, params }) => {
     const session = findSession(ctx, authenticate(ctx, req), params.id as string);
     // Idempotent: deleting an ended session (within retention) is also a success.
     await ctx.sessions.end(session, 'deleted');
-    return { body: { data: { status: 'success' } } };
+    return data(SessionEndedSchema, { status: 'success' });
   });
 }
 

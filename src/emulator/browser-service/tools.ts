@@ -3,6 +3,21 @@
  * Each one counts as activity for the idle timeout, like CDP traffic.
  */
 
+import type { z } from 'zod';
+import {
+  ActionOkSchema,
+  ClickParamsSchema,
+  ContentResultSchema,
+  ExecuteCodeParamsSchema,
+  ExecuteCodeResultSchema,
+  NavigateParamsSchema,
+  PdfResultSchema,
+  ScreenshotResultSchema,
+  ScrollParamsSchema,
+  SessionParamsSchema,
+  TypeParamsSchema,
+} from '../../browser-api/schemas/tools.js';
+import { lazySchema } from '../../http/lazy-schema.js';
 import {
   NavigationError,
   type PageActions,
@@ -12,89 +27,124 @@ import {
 } from '../runtime/index.js';
 import { badRequest, conflict, HttpError } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { data, parseBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import type { Account, SessionRecord } from './model.js';
-import { objectBody, requiredNumber, requiredString } from './request-body.js';
 import { findSession } from './sessions.js';
 
-type Action = (actions: PageActions, body: Record<string, unknown>) => Promise<unknown>;
+/** A page action: what it reads from the body, what it answers, and how it runs. */
+interface Tool<P extends z.ZodType, R extends z.ZodType> {
+  params: P;
+  result: R;
+  run(actions: PageActions, params: z.output<P>): Promise<z.input<R>>;
+}
 
-const ok = { status: 'ok' };
+/** Typed at the definition, so `run` sees the params its schema parses and returns its answer. */
+const tool = <P extends z.ZodType, R extends z.ZodType>(definition: Tool<P, R>) =>
+  definition as unknown as Tool<z.ZodType, z.ZodType>;
+
+const ok = { status: 'ok' as const };
 
 /** A page action opens web pages only: never `file:`, `chrome:`, `view-source:`... */
 const NAVIGABLE_SCHEMES = new Set(['http:', 'https:', 'about:', 'data:']);
 
+/** The client's rule (an absolute URL) and the service's (a web page's scheme). */
+const NavigateSchema = lazySchema(() =>
+  NavigateParamsSchema.superRefine(({ url }, ctx) => {
+    if (typeof url !== 'string' || !URL.canParse(url)) return;
+    if (NAVIGABLE_SCHEMES.has(new URL(url).protocol)) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['url'],
+      message: 'must be an http(s), about: or data: URL',
+    });
+  }),
+);
+
 const CLIENT_ERRORS = new Set(['SelectorNotFoundError', 'PageScriptError', 'NavigationError']);
 
-/** `/tools/<name>`: body `{ session_id, ... }`. Fields are read before the session is looked up. */
-const TOOLS: Record<string, (body: Record<string, unknown>) => Action> = {
-  navigate: (body) => {
-    const url = requiredString(body, 'url');
-    if (!URL.canParse(url)) throw badRequest('url must be an absolute URL');
-    if (!NAVIGABLE_SCHEMES.has(new URL(url).protocol)) {
-      throw badRequest('url must be an http(s), about: or data: URL');
-    }
-    return async (a) => {
+/** `/tools/<name>`: body `{ session_id, ... }`, read whole before the session is looked up. */
+const TOOLS: Record<string, Tool<z.ZodType, z.ZodType>> = {
+  navigate: tool({
+    params: NavigateSchema,
+    result: ActionOkSchema,
+    run: async (a, { url }) => {
       await a.navigate(url);
       return ok;
-    };
-  },
-  content: () => async (a) => ({ content: await a.content() }),
-  screenshot: () => async (a) => ({
-    screenshot: (await a.screenshot()).toString('base64'),
-    format: 'png',
+    },
   }),
-  'execute-code': (body) => {
-    const code = requiredString(body, 'code');
-    return async (a) => ({ result: (await a.executeCode(code)) ?? null });
-  },
-  pdf: () => async (a) => ({ pdf: (await a.pdf()).toString('base64'), format: 'pdf' }),
+  content: tool({
+    params: SessionParamsSchema,
+    result: ContentResultSchema,
+    run: async (a) => ({ content: await a.content() }),
+  }),
+  screenshot: tool({
+    params: SessionParamsSchema,
+    result: ScreenshotResultSchema,
+    run: async (a) => ({
+      screenshot: (await a.screenshot()).toString('base64'),
+      format: 'png' as const,
+    }),
+  }),
+  'execute-code': tool({
+    params: ExecuteCodeParamsSchema,
+    result: ExecuteCodeResultSchema,
+    run: async (a, { code }) => ({ result: (await a.executeCode(code)) ?? null }),
+  }),
+  pdf: tool({
+    params: SessionParamsSchema,
+    result: PdfResultSchema,
+    run: async (a) => ({ pdf: (await a.pdf()).toString('base64'), format: 'pdf' as const }),
+  }),
 };
 
+// The client's params without `session_id`, which moves into the path.
+const ClickSchema = lazySchema(() => ClickParamsSchema.omit({ session_id: true }));
+const TypeSchema = lazySchema(() => TypeParamsSchema.omit({ session_id: true }));
+const ScrollSchema = lazySchema(() => ScrollParamsSchema.omit({ session_id: true }));
+
 /** `/sessions/{id}/<name>`. */
-const SESSION_ACTIONS: Record<string, (body: Record<string, unknown>) => Action> = {
-  click: (body) => {
-    const selector = requiredString(body, 'selector');
-    return async (a) => {
+const SESSION_ACTIONS: Record<string, Tool<z.ZodType, z.ZodType>> = {
+  click: tool({
+    params: ClickSchema,
+    result: ActionOkSchema,
+    run: async (a, { selector }) => {
       await a.click(selector);
       return ok;
-    };
-  },
-  type: (body) => {
-    const selector = requiredString(body, 'selector');
-    const text = requiredString(body, 'text');
-    return async (a) => {
+    },
+  }),
+  type: tool({
+    params: TypeSchema,
+    result: ActionOkSchema,
+    run: async (a, { selector, text }) => {
       await a.type(selector, text);
       return ok;
-    };
-  },
-  scroll: (body) => {
-    const x = requiredNumber(body, 'x');
-    const y = requiredNumber(body, 'y');
-    return async (a) => {
+    },
+  }),
+  scroll: tool({
+    params: ScrollSchema,
+    result: ActionOkSchema,
+    run: async (a, { x, y }) => {
       await a.scroll(x, y);
       return ok;
-    };
-  },
+    },
+  }),
 };
 
 export function registerToolRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
-  for (const [name, prepare] of Object.entries(TOOLS)) {
+  for (const [name, action] of Object.entries(TOOLS)) {
     routes.add('POST', `/tools/${name}`, async ({ req, body }) => {
       const account = authenticate(ctx, req);
-      const fields = objectBody(body);
-      const sessionId = requiredString(fields, 'session_id');
-      const action = prepare(fields);
-      return { body: { data: await run(ctx, account, sessionId, action, fields) } };
+      const params = parseBody(action.params, body) as { session_id: string };
+      return data(action.result, await run(ctx, account, params.session_id, action, params));
     });
   }
-  for (const [name, prepare] of Object.entries(SESSION_ACTIONS)) {
+  for (const [name, action] of Object.entries(SESSION_ACTIONS)) {
     routes.add('POST', `/sessions/:id/${name}`, async ({ req, body, params }) => {
       const account = authenticate(ctx, req);
-      const fields = objectBody(body);
-      const action = prepare(fields);
-      return { body: { data: await run(ctx, account, params.id as string, action, fields) } };
+      const fields = parseBody(action.params, body);
+      return data(action.result, await run(ctx, account, params.id as string, action, fields));
     });
   }
 }
@@ -103,15 +153,15 @@ async function run(
   ctx: BrowserServiceContext,
   account: Account,
   sessionId: string,
-  action: Action,
-  body: Record<string, unknown>,
+  action: Tool<z.ZodType, z.ZodType>,
+  params: unknown,
 ): Promise<unknown> {
   const session = findSession(ctx, account, sessionId);
   const browser = session.browser;
   if (session.status !== 'running' || !browser) throw endedError(session);
   ctx.sessions.touch(session);
   try {
-    return await action(browser.actions, body);
+    return await action.run(browser.actions, params);
   } catch (error) {
     throw actionError(session, error);
   } finally {

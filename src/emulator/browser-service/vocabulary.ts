@@ -2,12 +2,15 @@
  * The proxy vocabulary, in one place: `/proxy/options` serves it, targeting validates against
  * it, and the username preview reads its filter levels, so the three can never disagree.
  */
+import type { z } from 'zod';
+import type { ProxyOptionItemSchema } from '../../browser-api/schemas/proxy.js';
 
-export interface OptionItem {
+/** An item of the client's `ProxyOptionItemSchema`, labelled. */
+export type OptionItem = z.input<typeof ProxyOptionItemSchema> & {
   value: string;
   label: string;
   default?: true;
-}
+};
 
 export const CONNECTION_TYPES: readonly OptionItem[] = [
   { value: 'residential', label: 'Residential', default: true },
