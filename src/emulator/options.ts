@@ -1,7 +1,12 @@
 /** Options of `startEmulator()`; every one has a default so `startEmulator()` just works. */
+import { z } from 'zod';
 import { RequestValidationError } from '../http/index.js';
-import type { AccountServiceOptions } from './account-service/account-options.js';
+import {
+  AccountOptionsSchema,
+  type AccountServiceOptions,
+} from './account-service/account-options.js';
 import { siteIssue } from './network/internet.js';
+import { optionIssues } from './option-issues.js';
 import type { RuntimeOptions } from './runtime/index.js';
 import { type Isolation, RUNTIME_DEFAULT_ISOLATION } from './runtime/sandbox.js';
 import { isLoopbackHost } from './server/own-origin.js';
@@ -135,8 +140,101 @@ export const DEFAULT_LIMITS: AccountLimits = {
   idleTimeoutMinutes: 10,
 };
 
+const positive = () => z.number().positive().finite();
+/** A duration in ms: a finite number >= 0. */
+const ms = () => z.number().min(0).finite();
+const fn = <T>(what: string) =>
+  z.custom<T>((value) => typeof value === 'function', `must be ${what}`);
+
+/** `RuntimeOptions`, key for key: a key added there without a rule here is a type error. */
+const runtimeShape = {
+  chromiumPath: z.string().min(1).optional(),
+  ffmpegPath: z.union([z.string().min(1), z.literal(false)]).optional(),
+  workDir: z.string().min(1).optional(),
+  actionTimeoutMs: positive().optional(),
+  recordingFps: positive().optional(),
+  launchTimeoutMs: positive().optional(),
+} satisfies Record<keyof RuntimeOptions, z.ZodType>;
+
+/**
+ * `startEmulator()`'s options as one strict zod object: every rule in one place, and a key no
+ * option has (`tlz`, `network.rtt`) is refused by name, from the shapes themselves.
+ */
+const EmulatorOptionsSchema = z
+  .strictObject({
+    host: z.string().min(1).optional(),
+    expose: z.boolean().optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    recordingPublicationDelayMs: ms().optional(),
+    defaultLimits: z
+      .strictObject({
+        concurrentSessions: z.number().int().min(0),
+        profiles: z.number().int().min(0),
+        maxDurationMinutes: z.number().int().min(1),
+        idleTimeoutMinutes: z.number().int().min(1),
+      })
+      .partial()
+      .optional(),
+    locations: z.boolean().optional(),
+    logger: fn<EmulatorLogger>('a function (level, message) => void').optional(),
+    retentionMs: ms().optional(),
+    tokenValidityMs: ms().optional(),
+    videoUrlLifetimeMs: ms().optional(),
+    defaultBalance: z.number().min(0).optional(),
+    account: AccountOptionsSchema.optional(),
+    network: z
+      .strictObject({
+        rttMs: ms().optional(),
+        // `null` reads as a flaky mode without its interval: the error names the interval.
+        flaky: z
+          .preprocess(
+            (value) => (value === null ? {} : value),
+            z.strictObject({ meanIntervalMs: positive() }),
+          )
+          .optional(),
+      })
+      .optional(),
+    sessionStartMs: ms().optional(),
+    isolation: z
+      .enum(['remote', 'none'], {
+        error: (issue) => `must be 'remote' or 'none' (got ${JSON.stringify(issue.input)})`,
+      })
+      .optional(),
+    internet: z
+      .record(z.string(), z.string(), {
+        error: "must be an object such as { 'shop.test': 'http://127.0.0.1:4000' }",
+      })
+      .superRefine((sites, ctx) => {
+        for (const [host, target] of Object.entries(sites)) {
+          const issue = siteIssue(host, target);
+          if (issue) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.message });
+        }
+      })
+      .optional(),
+    // Never echoed: it may hold a private key.
+    tls: z
+      .union([z.boolean(), z.strictObject({ cert: z.string(), key: z.string() })], {
+        error: 'must be true, false or { cert, key } (PEM strings)',
+      })
+      .optional(),
+    ...runtimeShape,
+  })
+  .superRefine(({ host, expose }, ctx) => {
+    // Loopback unless `expose: true`: the admin API has no auth.
+    if (host === undefined || isLoopbackHost(host) || expose === true) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['host'],
+      message: `must be a loopback address (127.0.0.1, ::1, localhost), got ${host}: the admin API has no auth; pass expose: true (--expose) to bind it anyway`,
+    });
+  });
+
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
-  refuseUnknownKeys(options);
+  const parsed = EmulatorOptionsSchema.safeParse(options, { reportInput: true });
+  if (!parsed.success) {
+    const issues = optionIssues(EmulatorOptionsSchema, parsed.error);
+    throw new RequestValidationError('startEmulator', issues, 'options');
+  }
   // Everything that is not the control plane's own option belongs to the runtime.
   const {
     host,
@@ -159,9 +257,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     ...runtime
   } = options;
   return {
-    host: boundHost(host, expose),
+    host: host ?? '127.0.0.1',
     expose: expose === true,
-    port: portNumber(port),
+    port: port ?? 0,
     recordingPublicationDelayMs: recordingPublicationDelayMs ?? 3000,
     defaultLimits: { ...DEFAULT_LIMITS, ...defaultLimits },
     locations: locations ?? true,
@@ -171,37 +269,16 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     videoUrlLifetimeMs: videoUrlLifetimeMs ?? 10 * MINUTE,
     defaultBalance: defaultBalance ?? 1000,
     account: account ?? {},
-    network: resolveNetwork(networkObject(network)),
-    sessionStartMs: milliseconds('sessionStartMs', sessionStartMs),
-    isolation: isolationMode(isolation),
-    internet: internetSites(internet),
-    tls: tlsOption(tls),
+    network: {
+      rttMs: network?.rttMs ?? 0,
+      ...(network?.flaky ? { flaky: { meanIntervalMs: network.flaky.meanIntervalMs } } : {}),
+    },
+    sessionStartMs: sessionStartMs ?? 0,
+    isolation: isolation ?? RUNTIME_DEFAULT_ISOLATION,
+    internet: { ...internet },
+    tls: tls === undefined || tls === false ? false : tls === true ? true : { ...tls },
     runtime,
   };
-}
-
-/** Loopback unless `expose: true`: the admin API has no auth. */
-function boundHost(host: unknown, expose: unknown): string {
-  if (expose !== undefined && typeof expose !== 'boolean') {
-    throw new RequestValidationError('startEmulator', [
-      { path: 'expose', message: `must be a boolean (got ${typeof expose})` },
-    ]);
-  }
-  if (host === undefined) return '127.0.0.1';
-  if (typeof host !== 'string' || host === '') {
-    throw new RequestValidationError('startEmulator', [
-      { path: 'host', message: 'must be a non-empty string such as 127.0.0.1' },
-    ]);
-  }
-  if (!isLoopbackHost(host) && expose !== true) {
-    throw new RequestValidationError('startEmulator', [
-      {
-        path: 'host',
-        message: `must be a loopback address (127.0.0.1, ::1, localhost), got ${host}: the admin API has no auth; pass expose: true (--expose) to bind it anyway`,
-      },
-    ]);
-  }
-  return host;
 }
 
 /** The warning an exposed emulator prints when it starts; undefined on loopback. */
@@ -212,180 +289,4 @@ export function exposureWarning(options: ResolvedOptions, origin: string): strin
     'gets its admin API without auth (/_emulator: new accounts with their tokens, reset, ' +
     'faults, clock) and can run browser sessions on this machine'
   );
-}
-
-/**
- * Every option key `startEmulator()` knows, per object: a misspelt key (`tlz`) is refused, not
- * ignored. `isolation`, `internet` and `tls` belong to the network isolation work.
- */
-const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': [
-    'host',
-    'expose',
-    'port',
-    'recordingPublicationDelayMs',
-    'defaultLimits',
-    'locations',
-    'logger',
-    'retentionMs',
-    'tokenValidityMs',
-    'videoUrlLifetimeMs',
-    'defaultBalance',
-    'account',
-    'network',
-    'sessionStartMs',
-    'isolation',
-    'internet',
-    'tls',
-    // RuntimeOptions
-    'chromiumPath',
-    'ffmpegPath',
-    'workDir',
-    'actionTimeoutMs',
-    'recordingFps',
-    'launchTimeoutMs',
-  ],
-  network: ['rttMs', 'flaky'],
-  'network.flaky': ['meanIntervalMs'],
-  defaultLimits: ['concurrentSessions', 'profiles', 'maxDurationMinutes', 'idleTimeoutMinutes'],
-  account: [
-    'delay',
-    'failureRate',
-    'seed',
-    'answers',
-    'unavailableCountries',
-    'chargePerLocation',
-    'assistantC',
-    'freeCreditsPerMonth',
-    'rateLimits',
-    'rotationWindowMs',
-    'lowCreditThreshold',
-    'deliveryTimeoutMs',
-  ],
-  'account.delay': ['minMs', 'maxMs'],
-  'account.rateLimits': ['submit', 'read', 'windowMs'],
-};
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' &&
-  value !== null &&
-  !Array.isArray(value) &&
-  [Object.prototype, null].includes(Object.getPrototypeOf(value));
-
-/** Throws a RequestValidationError naming every key no option has (`tlz`, `network.rtt`). */
-function refuseUnknownKeys(options: unknown): void {
-  const issues: { path: string; message: string }[] = [];
-  for (const [where, known] of Object.entries(KNOWN_KEYS)) {
-    let value: unknown = options;
-    for (const key of where === '' ? [] : where.split('.')) {
-      value = isPlainObject(value) ? value[key] : undefined;
-    }
-    if (!isPlainObject(value)) continue;
-    for (const key of Object.keys(value)) {
-      if (known.includes(key)) continue;
-      issues.push({
-        path: where === '' ? key : `${where}.${key}`,
-        message: `is not an option${where === '' ? '' : ` of ${where}`} (known: ${known.join(', ')})`,
-      });
-    }
-  }
-  if (issues.length > 0) throw new RequestValidationError('startEmulator', issues, 'options');
-}
-
-/** A TCP port: absent is 0 (a free one); a bad one is an error naming it, not a late RangeError. */
-function portNumber(value: unknown): number {
-  if (value === undefined) return 0;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535) {
-    return value;
-  }
-  throw new RequestValidationError('startEmulator', [
-    { path: 'port', message: `must be an integer from 0 to 65535 (got ${String(value)})` },
-  ]);
-}
-
-function networkObject(value: unknown): NetworkOptions {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RequestValidationError('startEmulator', [
-      { path: 'network', message: 'must be an object such as { rttMs: 100 }' },
-    ]);
-  }
-  return value as NetworkOptions;
-}
-
-function resolveNetwork(network: NetworkOptions): ResolvedOptions['network'] {
-  const rttMs = milliseconds('network.rttMs', network.rttMs);
-  if (network.flaky === undefined) return { rttMs };
-  const meanIntervalMs = (network.flaky as { meanIntervalMs?: unknown } | null)?.meanIntervalMs;
-  if (
-    typeof meanIntervalMs !== 'number' ||
-    !(meanIntervalMs > 0) ||
-    !Number.isFinite(meanIntervalMs)
-  ) {
-    throw new RequestValidationError('startEmulator', [
-      {
-        path: 'network.flaky.meanIntervalMs',
-        message: `must be a finite number of milliseconds > 0 (got ${String(meanIntervalMs)})`,
-      },
-    ]);
-  }
-  return { rttMs, flaky: { meanIntervalMs } };
-}
-
-/** A duration option: absent is 0; anything but a finite number >= 0 is an error naming it. */
-function milliseconds(field: string, value: unknown): number {
-  if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RequestValidationError('startEmulator', [
-      {
-        path: field,
-        message: `must be a finite number of milliseconds >= 0 (got ${String(value)})`,
-      },
-    ]);
-  }
-  return value;
-}
-
-function isolationMode(value: unknown): Isolation {
-  if (value === undefined) return RUNTIME_DEFAULT_ISOLATION;
-  if (value === 'remote' || value === 'none') return value;
-  throw new RequestValidationError('startEmulator', [
-    { path: 'isolation', message: `must be 'remote' or 'none' (got ${JSON.stringify(value)})` },
-  ]);
-}
-
-function internetSites(value: unknown): Record<string, string> {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RequestValidationError('startEmulator', [
-      {
-        path: 'internet',
-        message: "must be an object such as { 'shop.test': 'http://127.0.0.1:4000' }",
-      },
-    ]);
-  }
-  const issues = Object.entries(value)
-    .map(([host, target]) => siteIssue(host, target))
-    .filter((issue) => issue !== undefined)
-    .map((issue) => ({ path: `internet.${issue.field}`, message: issue.message }));
-  if (issues.length > 0) throw new RequestValidationError('startEmulator', issues);
-  return { ...(value as Record<string, string>) };
-}
-
-function tlsOption(value: unknown): ResolvedOptions['tls'] {
-  if (value === undefined || value === false) return false;
-  if (value === true) return true;
-  const pair = value as { cert?: unknown; key?: unknown } | null;
-  if (
-    typeof pair === 'object' &&
-    pair !== null &&
-    typeof pair.cert === 'string' &&
-    typeof pair.key === 'string'
-  ) {
-    return { cert: pair.cert, key: pair.key };
-  }
-  // Never echo the value: it may hold a private key.
-  throw new RequestValidationError('startEmulator', [
-    { path: 'tls', message: 'must be true, false or { cert, key } (PEM strings)' },
-  ]);
 }

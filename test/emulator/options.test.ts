@@ -88,4 +88,39 @@ describe('startEmulator options', () => {
     });
     expect(refusal({ expose: 'yes' }).field).toBe('expose');
   });
+
+  it('refuses a wrong type or range in any option, naming its path, all at once', () => {
+    const error = refusal({
+      port: 70_000,
+      isolation: 'far',
+      network: { rttMs: -1 },
+      defaultLimits: { profiles: 1.5 },
+      account: { failureRate: 2, delay: 'slow' },
+      logger: 'console',
+    });
+    expect(error.issues.map((i) => i.path).sort()).toEqual([
+      'account.delay',
+      'account.failureRate',
+      'defaultLimits.profiles',
+      'isolation',
+      'logger',
+      'network.rttMs',
+      'port',
+    ]);
+  });
+
+  it('never echoes a tls value, which may hold a private key', () => {
+    const error = refusal({ tls: '-----BEGIN PRIVATE KEY-----abc' });
+    expect(error.field).toBe('tls');
+    expect(error.message).not.toContain('PRIVATE KEY');
+  });
+
+  it('refuses an internet site it could not serve, naming the host', () => {
+    expect(refusal({ internet: { 'exit.test': 'http://127.0.0.1:1' } }).field).toBe(
+      'internet.exit.test',
+    );
+    expect(resolveOptions({ internet: { 'shop.test': 'http://127.0.0.1:4000' } }).internet).toEqual(
+      { 'shop.test': 'http://127.0.0.1:4000' },
+    );
+  });
 });

@@ -3,6 +3,7 @@
  * user could need the other way is an option here; the defaults are the choices documented in
  * docs/account.md.
  */
+import { z } from 'zod';
 import type { AnswerProvider, Platform } from './types.js';
 
 /** How long a row stays `pending`, in emulator ms. */
@@ -63,6 +64,40 @@ export interface AccountServiceOptions {
   /** How long a webhook delivery may take before it counts as unreachable. Default 5000 ms. */
   deliveryTimeoutMs?: number;
 }
+
+const isFunction = <T>() =>
+  z.custom<T>((value) => typeof value === 'function', 'must be a function');
+
+/** The rules of `AccountServiceOptions`, key for key (`startEmulator({ account })`). */
+export const AccountOptionsSchema = z.strictObject({
+  delay: z
+    .union([
+      z.enum(['fast', 'realistic']),
+      z.strictObject({ minMs: z.number().min(0).finite(), maxMs: z.number().min(0).finite() }),
+      isFunction<Extract<DelaySpec, (...args: never[]) => unknown>>(),
+    ])
+    .optional(),
+  failureRate: z.number().min(0).max(1).optional(),
+  seed: z.union([z.number(), z.string()]).optional(),
+  answers: isFunction<AnswerProvider>().optional(),
+  unavailableCountries: z.array(z.string()).readonly().optional(),
+  chargePerLocation: z.boolean().optional(),
+  assistantC: z.enum(['reject', 'fail', 'accept']).optional(),
+  freeCreditsPerMonth: z.number().int().min(0).optional(),
+  rateLimits: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        submit: z.number().positive().finite().optional(),
+        read: z.number().positive().finite().optional(),
+        windowMs: z.number().positive().finite().optional(),
+      }),
+    ])
+    .optional(),
+  rotationWindowMs: z.number().min(0).finite().nullable().optional(),
+  lowCreditThreshold: z.number().min(0).optional(),
+  deliveryTimeoutMs: z.number().positive().finite().optional(),
+} satisfies Record<keyof AccountServiceOptions, z.ZodType>);
 
 export interface ResolvedAccountOptions {
   delay: DelaySpec;
