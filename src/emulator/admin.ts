@@ -13,6 +13,7 @@ import type { BrowserRuntime } from './runtime/index.js';
 import { type FaultRegistry, faultSpecSchema } from './server/faults.js';
 import { badRequest, notFound } from './server/http-error.js';
 import type { RouteModule } from './server/router.js';
+import { parseBody } from './server/wire.js';
 
 /** What the admin API reads and moves: the state, clock, faults, runtime. */
 export interface AdminDeps {
@@ -50,7 +51,8 @@ const accountSchema = z.object({
 });
 
 const cutSchema = z.object({ sessionId: z.string().min(1).optional() });
-const flakySchema = z.object({ meanIntervalMs: z.number().positive().finite().nullable() });
+/** `null` (read as omitted) turns the mode off. */
+const flakySchema = z.object({ meanIntervalMs: z.number().positive().finite().optional() });
 
 const clockSchema = z.object({ advanceMs: z.number().min(0) });
 
@@ -63,17 +65,6 @@ const syntheticRecordingSchema = z.object({
     .max(16 * 1024 ** 3),
   accountId: z.string().optional(),
 });
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) {
-    const detail = result.error.issues
-      .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
-      .join('; ');
-    throw badRequest(`Invalid admin request: ${detail}`);
-  }
-  return result.data;
-}
 
 function accountOf(ctx: AdminDeps, id: string): Account {
   const account = ctx.store.accounts.get(id);
@@ -114,7 +105,7 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
     faultFree: true,
     register(r) {
       r.add('POST', '/accounts', ({ body }) => {
-        const input = parse(accountSchema, body);
+        const input = parseBody(accountSchema, body);
         const { account, token } = ctx.store.createAccount(input);
         return {
           body: {
@@ -130,7 +121,7 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
       }));
       r.add('PATCH', '/accounts/:id', ({ params, body }) => {
         const account = accountOf(ctx, params.id as string);
-        const input = parse(accountSchema, body);
+        const input = parseBody(accountSchema, body);
         if (input.purchased !== undefined) account.purchased = input.purchased;
         if (input.balance !== undefined) account.balance = input.balance;
         Object.assign(account.limits, input.limits);
@@ -144,13 +135,13 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
 
       r.add('GET', '/clock', () => ({ body: { now: ctx.clock.nowIso() } }));
       r.add('POST', '/clock', ({ body }) => {
-        const { advanceMs } = parse(clockSchema, body);
+        const { advanceMs } = parseBody(clockSchema, body);
         return { body: { now: new Date(ctx.clock.advance(advanceMs)).toISOString() } };
       });
 
       r.add('GET', '/faults', () => ({ body: { faults: ctx.faults.list() } }));
       r.add('POST', '/faults', ({ body }) => ({
-        body: { fault: ctx.faults.add(parse(faultSpecSchema, body)) },
+        body: { fault: ctx.faults.add(parseBody(faultSpecSchema, body)) },
       }));
       r.add('DELETE', '/faults', () => {
         ctx.faults.clear();
@@ -159,7 +150,7 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
 
       // An ended session with one published recording of the given size (download benchmarks).
       r.add('POST', '/recordings', async ({ body }) => {
-        const input = parse(syntheticRecordingSchema, body);
+        const input = parseBody(syntheticRecordingSchema, body);
         const accountId = input.accountId ?? ctx.defaultAccountId;
         return { body: await ctx.addSyntheticRecording(accountId, input.sizeBytes) };
       });
@@ -175,15 +166,15 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
       });
       // Cuts the clients' websockets of one session (or of all); the sessions keep running.
       r.add('POST', '/cut', async ({ body }) => {
-        const { sessionId } = parse(cutSchema, body);
+        const { sessionId } = parseBody(cutSchema, body);
         const cut = await ctx.connections.cutConnections(sessionId);
         if (!cut) throw notFound('Running session');
         return { body: cut };
       });
       r.add('POST', '/flaky', ({ body }) => {
-        const { meanIntervalMs } = parse(flakySchema, body);
-        ctx.connections.flaky.set(meanIntervalMs ?? undefined);
-        return { body: { meanIntervalMs } };
+        const { meanIntervalMs } = parseBody(flakySchema, body);
+        ctx.connections.flaky.set(meanIntervalMs);
+        return { body: { meanIntervalMs: meanIntervalMs ?? null } };
       });
 
       r.add('GET', '/state', () => ({ body: emulatorState(ctx) }));

@@ -33,6 +33,24 @@ describe('admin API', () => {
     }
   });
 
+  it('turns the flaky mode on and off, and refuses a bad interval naming the field in the client words', async () => {
+    const emu = await startFakeEmulator();
+    try {
+      const flaky = (body: unknown) => call(emu.url, 'POST', '/_emulator/flaky', { body });
+      expect((await flaky({ meanIntervalMs: 60_000 })).body).toEqual({ meanIntervalMs: 60_000 });
+      expect((await call(emu.url, 'GET', '/_emulator/state')).body.flakyMeanIntervalMs).toBe(
+        60_000,
+      );
+      expect((await flaky({ meanIntervalMs: null })).body).toEqual({ meanIntervalMs: null });
+      expect((await call(emu.url, 'GET', '/_emulator/state')).body.flakyMeanIntervalMs).toBe(null);
+      const bad = await flaky({ meanIntervalMs: -1 });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toEqual({ error: 'meanIntervalMs must be > 0 (got -1)' });
+    } finally {
+      await emu.close();
+    }
+  });
+
   it('publishes a host on the emulator internet, and refuses a bad one naming the host and the rule', async () => {
     const emu = await startFakeEmulator({ internet: { 'shop.test': 'http://127.0.0.1:4000' } });
     try {
