@@ -1,10 +1,8 @@
 /** `startEmulator()`: the runtime, the state, both services and the server, wired once. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { redact } from '../http/index.js';
 import { createAccountService } from './account-service/service.js';
 import { adminModule } from './admin.js';
@@ -32,7 +30,7 @@ import {
   removeOnExit,
 } from './runtime/index.js';
 import { FaultRegistry } from './server/faults.js';
-import { type LatencyFront, openLatencyFront } from './server/network-model.js';
+import { type Listening, listenBehindNetwork } from './server/network-model.js';
 import { Router } from './server/router.js';
 import { createEmulatorServer, type ServerDeps } from './server/server.js';
 
@@ -202,7 +200,8 @@ async function listenOrUndo(
   network: EmulatorNetwork,
 ): Promise<Listening> {
   try {
-    return await listenBehindNetwork(server, options, network.serverTls);
+    const { host, port, network: model } = options;
+    return await listenBehindNetwork(server, { host, port, rttMs: model.rttMs }, network.serverTls);
   } catch (error) {
     server.close();
     state.clock.cancelAll();
@@ -280,51 +279,4 @@ function mountServices(
   router.mount(account.adminRoutes);
   router.mount(admin);
   return router;
-}
-
-interface Listening {
-  origin: string;
-  front: LatencyFront | undefined;
-  /** The TLS listener in front of the server, with `tls`. */
-  tls: TlsServer | undefined;
-}
-
-/**
- * With a network modelled, the server listens on a private port behind the latency front. With
- * TLS, a TLS listener terminates and hands each connection to the same HTTP server.
- */
-async function listenBehindNetwork(
-  server: Server,
-  options: ResolvedOptions,
-  serverTls: EmulatorNetwork['serverTls'],
-): Promise<Listening> {
-  const { rttMs } = options.network;
-  const tls = serverTls
-    ? createTlsServer(serverTls, (socket) => server.emit('connection', socket))
-    : undefined;
-  const listener = tls ?? server;
-  await listen(listener, options.host, rttMs > 0 ? 0 : options.port);
-  const serverPort = (listener.address() as AddressInfo).port;
-  const front =
-    rttMs > 0
-      ? await openLatencyFront({
-          target: `${options.host}:${serverPort}`,
-          rttMs,
-          host: options.host,
-          port: options.port,
-        })
-      : undefined;
-  const port = front?.port ?? serverPort;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { origin: `${tls ? 'https' : 'http'}://${host}:${port}`, front, tls };
-}
-
-function listen(server: Server | TlsServer, host: string, port: number): Promise<void> {
-  return new Promise((done, fail) => {
-    server.once('error', fail);
-    server.listen(port, host, () => {
-      server.off('error', fail);
-      done();
-    });
-  });
 }

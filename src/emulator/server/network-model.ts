@@ -5,7 +5,15 @@
  * websocket frame half of one each way (a CDP call and its answer: one RTT), and a fresh
  * connection one more, as on a real link. Only latency is modelled: no bandwidth limit, no loss.
  */
-import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import type { Server } from 'node:http';
+import {
+  type AddressInfo,
+  createServer,
+  type Server as NetServer,
+  type Socket,
+  connect as tcpConnect,
+} from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 
 /**
  * Bytes held in one direction before the sender is paused, like a TCP window: a fast sender
@@ -100,7 +108,7 @@ export async function openLatencyFront(options: {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   };
-  const server: Server = createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
+  const server: NetServer = createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
     // The client believes it is connected at once (loopback): its first bytes wait out the
     // handshake round trip it would have paid on a real link.
     const gateAt = performance.now() + options.rttMs;
@@ -143,4 +151,51 @@ function splitAddress(address: string): { host: string; port: number } {
     host: address.slice(0, colon).replace(/^\[|\]$/g, ''),
     port: Number(address.slice(colon + 1)),
   };
+}
+
+export interface Listening {
+  origin: string;
+  front: LatencyFront | undefined;
+  /** The TLS listener in front of the server, with `tls`. */
+  tls: TlsServer | undefined;
+}
+
+/**
+ * With a network modelled, the server listens on a private port behind the latency front. With
+ * TLS, a TLS listener terminates and hands each connection to the same HTTP server.
+ */
+export async function listenBehindNetwork(
+  server: Server,
+  options: { host: string; port: number; rttMs: number },
+  serverTls: { key: string; cert: string } | undefined,
+): Promise<Listening> {
+  const { rttMs } = options;
+  const tls = serverTls
+    ? createTlsServer(serverTls, (socket) => server.emit('connection', socket))
+    : undefined;
+  const listener = tls ?? server;
+  await listen(listener, options.host, rttMs > 0 ? 0 : options.port);
+  const serverPort = (listener.address() as AddressInfo).port;
+  const front =
+    rttMs > 0
+      ? await openLatencyFront({
+          target: `${options.host}:${serverPort}`,
+          rttMs,
+          host: options.host,
+          port: options.port,
+        })
+      : undefined;
+  const port = front?.port ?? serverPort;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return { origin: `${tls ? 'https' : 'http'}://${host}:${port}`, front, tls };
+}
+
+function listen(server: NetServer | TlsServer, host: string, port: number): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      done();
+    });
+  });
 }
