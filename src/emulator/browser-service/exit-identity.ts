@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ExitIdentity } from '../runtime/types.js';
-import type { PinnedLocation, SessionConfig } from './model.js';
+import type { PinnedLocation, ProfileRecord, SessionConfig, SessionRecord } from './model.js';
 import { pinFromConfig } from './profile-pin.js';
 
 export type { ExitIdentity };
@@ -57,4 +57,24 @@ export function exitIdentity(subject: ExitSubject, connection: number): ExitIden
     connection_type: location.connection_type,
     session_type: config.session_type,
   };
+}
+
+/** The exit of `session` on each of its connections, read afresh (a `pin_ip` profile pins late). */
+export function sessionExit(
+  session: SessionRecord,
+  profile: ProfileRecord | undefined,
+): (connection: number) => ExitIdentity {
+  const pinnedProfile = profile?.pinIp
+    ? () => ({ id: profile.id, pinned: profile.pinned })
+    : undefined;
+  return (connection) =>
+    exitIdentity(
+      {
+        accountId: session.accountId,
+        sessionId: session.id,
+        config: session.config,
+        pinnedProfile,
+      },
+      connection,
+    );
 }

@@ -12,7 +12,7 @@ import type { EmulatorClock } from '../clock.js';
 import type { ResolvedOptions } from '../options.js';
 import type { BrowserRuntime, EndedBrowser, RecordingFile } from '../runtime/index.js';
 import { conflict, HttpError, limitReached, unavailable } from '../server/http-error.js';
-import { exitIdentity } from './exit-identity.js';
+import { sessionExit } from './exit-identity.js';
 import type { Account, ProfileRecord, SessionRecord } from './model.js';
 import { pinFromConfig } from './profile-pin.js';
 import type { Store } from './store.js';
@@ -104,18 +104,7 @@ export class SessionLifecycle {
         record: this.ctx.runtime.recordingsAvailable,
         onActivity: () => this.touch(session),
         onExit: () => void this.end(session, 'browser_exited'),
-        exitIdentity: (connection) =>
-          exitIdentity(
-            {
-              accountId: account.id,
-              sessionId: id,
-              config: session.config,
-              pinnedProfile: profile?.pinIp
-                ? () => ({ id: profile.id, pinned: profile.pinned })
-                : undefined,
-            },
-            connection,
-          ),
+        exitIdentity: sessionExit(session, profile),
       });
       await hold;
       if (cut.aborted) {

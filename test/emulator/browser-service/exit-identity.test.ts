@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { exitIdentity } from '../../../src/emulator/browser-service/exit-identity.js';
-import type { SessionConfig } from '../../../src/emulator/browser-service/model.js';
+import { exitIdentity, sessionExit } from '../../../src/emulator/browser-service/exit-identity.js';
+import type {
+  ProfileRecord,
+  SessionConfig,
+  SessionRecord,
+} from '../../../src/emulator/browser-service/model.js';
 
 const config = (over: Partial<SessionConfig>): SessionConfig => ({
   protocol: 'http',
@@ -74,5 +78,22 @@ describe('exitIdentity', () => {
     expect(one.ip).toMatch(/^192\.0\.2\.\d+$/);
     expect(two.ip).toBe(one.ip);
     expect(one).toMatchObject(pinned);
+  });
+});
+
+describe('sessionExit', () => {
+  it("follows a pin_ip profile that pins after the session started, and the session's own exit otherwise", () => {
+    const session = {
+      id: 's1',
+      accountId: 'a',
+      config: config({ country: 'de' }),
+    } as SessionRecord;
+    const profile = { id: 'p1', pinIp: true, pinned: undefined } as ProfileRecord;
+    const exit = sessionExit(session, profile);
+    expect(exit(0).ip).toMatch(/^192\.0\.2\./);
+    expect(exit(0).country).toBe('de');
+    profile.pinned = { country: 'fr', region: '', city: '', zip: '', isp: '', connection_type: '' };
+    expect(exit(1)).toMatchObject({ ip: exit(0).ip, country: 'fr' });
+    expect(sessionExit(session, undefined)(0).ip).toMatch(/^198\.51\.100\./);
   });
 });
