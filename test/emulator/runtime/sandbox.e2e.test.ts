@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../../src/emulator/index.js';
-import { probeSandbox } from '../../../src/emulator/runtime/sandbox.js';
+import { forwarderScript, probeSandbox } from '../../../src/emulator/runtime/sandbox.js';
 import { eventually } from '../../helpers/pages.js';
 import { client } from '../helpers/emulator.js';
 
@@ -132,6 +132,13 @@ describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
       expect(listing).toContain('exit.sock');
       expect(listing).not.toContain('devtools.sock');
     });
+  });
+
+  it('binds in the built forwarder, whose one file imports node built-ins only', () => {
+    const script = forwarderScript();
+    expect(script).toMatch(/dist\/sandbox-forwarder\.js$/);
+    const imports = [...readFileSync(script, 'utf8').matchAll(/^import .* from "([^"]+)";$/gm)];
+    expect(imports.map(([, from]) => from).sort()).toEqual(['child_process', 'net']);
   });
 
   it("ends the session with the reason in the log when the sandbox's forwarder is killed", async () => {
