@@ -6,6 +6,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claimSocket, hostSocketDir, type SessionSandbox } from '../runtime/isolated-network.js';
+import { removeOnExit } from '../runtime/process-groups.js';
 import {
   DEVTOOLS_SOCKET,
   EXIT_SOCKET,
@@ -41,6 +42,8 @@ export function sandboxNetwork(sandbox: SandboxConfig): SandboxNetwork {
       const script = forwarder;
       const hostDir = hostSocketDir(tempDir);
       await mkdir(hostDir, { mode: 0o700 });
+      // Beside a temp dir outside the work dir (a long TMPDIR), it needs its own removal at exit.
+      const forgetHostDir = removeOnExit(hostDir);
       let exit: ExitProxy;
       try {
         exit = await openExitProxy({
@@ -51,6 +54,7 @@ export function sandboxNetwork(sandbox: SandboxConfig): SandboxNetwork {
         });
       } catch (error) {
         await rm(hostDir, { recursive: true, force: true });
+        forgetHostDir();
         throw error;
       }
       const socketPath = join(hostDir, DEVTOOLS_SOCKET);
@@ -70,6 +74,7 @@ export function sandboxNetwork(sandbox: SandboxConfig): SandboxNetwork {
         async close() {
           await exit.close();
           await rm(hostDir, { recursive: true, force: true });
+          forgetHostDir();
         },
       };
     },
