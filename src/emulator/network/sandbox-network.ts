@@ -70,7 +70,8 @@ export function sandboxNetwork(sandbox: SandboxConfig): SandboxNetwork {
             forwarder: script,
           }),
         devtools: { socketPath },
-        devtoolsReady: () => claimSocket(join(tempDir, DEVTOOLS_SOCKET), socketPath),
+        devtoolsReady: (timeoutMs) =>
+          claimSocket(join(tempDir, DEVTOOLS_SOCKET), socketPath, timeoutMs),
         async close() {
           await exit.close();
           await rm(hostDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * The forwarder's process entry, built to `dist/sandbox-forwarder.js` (tsup.config.ts) and run
- * by node inside the sandbox: `node sandbox-forwarder.js <chromium> <args...>`.
+ * by node inside the sandbox: `node sandbox-forwarder.js`, everything else in its environment.
  */
-import { forwarderOptionsFromEnv, runForwarder } from './forwarder.js';
+import { commandFromEnv, forwarderOptionsFromEnv, runForwarder } from './forwarder.js';
 
-void runForwarder(forwarderOptionsFromEnv(process.env), process.argv.slice(2));
+void runForwarder(forwarderOptionsFromEnv(process.env), commandFromEnv(process.env));

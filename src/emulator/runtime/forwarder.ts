@@ -1,6 +1,6 @@
 /**
  * The sandbox's forwarder: the one process of a session's sandbox besides Chromium, and its
- * parent. It listens first, then starts Chromium, then lives exactly as long as it:
+ * parent. It starts Chromium, listens, then lives exactly as long as it:
  * - `127.0.0.1:<proxyPort>` inside the sandbox (Chromium's `--proxy-server`) is piped to the
  *   exit's unix socket, the only way out of the sandbox;
  * - a unix socket in the session's temp dir is piped to Chromium's DevTools port inside the
@@ -93,27 +93,41 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
   };
 }
 
-/** What the forwarder's process is given: its options in the environment, Chromium's command line as argv. */
+/**
+ * What the forwarder's process is given, all in its environment: its options, and Chromium's
+ * command line as a JSON array (`RB_COMMAND`), so the forwarder's own argv is only its file and
+ * no process but Chromium carries Chromium's flags.
+ */
 export function forwarderOptionsFromEnv(env: NodeJS.ProcessEnv): ForwarderOptions {
-  const read = (name: string) => {
-    const value = env[name];
-    if (!value) throw new Error(`${name} is not set`);
-    return value;
-  };
   return {
-    exitSocket: read('RB_EXIT_SOCKET'),
-    proxyPort: Number(read('RB_PROXY_PORT')),
-    devtoolsSocket: read('RB_DEVTOOLS_SOCKET'),
-    devtoolsPort: Number(read('RB_DEVTOOLS_PORT')),
+    exitSocket: readEnv(env, 'RB_EXIT_SOCKET'),
+    proxyPort: Number(readEnv(env, 'RB_PROXY_PORT')),
+    devtoolsSocket: readEnv(env, 'RB_DEVTOOLS_SOCKET'),
+    devtoolsPort: Number(readEnv(env, 'RB_DEVTOOLS_PORT')),
   };
+}
+
+/** Chromium's command line from `RB_COMMAND`. */
+export function commandFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const command: unknown = JSON.parse(readEnv(env, 'RB_COMMAND'));
+  if (!Array.isArray(command) || !command.every((arg) => typeof arg === 'string')) {
+    throw new Error('RB_COMMAND is not a JSON array of strings');
+  }
+  return command;
+}
+
+function readEnv(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
 }
 
 /** Chromium's exit status as a shell reports it: its code, or 128 + the signal's number. */
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 
 /**
- * The forwarder's process: listens, starts `command` (Chromium) with stdio inherited (its
- * DevTools line reaches the host on stderr), and exits when either fails or Chromium exits.
+ * The forwarder's process: starts `command` (Chromium) with stdio inherited (its DevTools line
+ * reaches the host on stderr), listens, and exits when a listener fails or Chromium exits.
  */
 export async function runForwarder(
   options: ForwarderOptions,
@@ -124,20 +138,14 @@ export async function runForwarder(
   const asProcess = exit === undefined;
   exit ??= (code) => process.exit(code);
   const say = (reason: string) => process.stderr.write(`${FORWARDER_MARK} ${reason}\n`);
-  let forwarder: Forwarder;
-  try {
-    forwarder = await startForwarder(options);
-  } catch (error) {
-    say(`could not listen on ${(error as Error).message}`);
-    exit(1);
-    return;
-  }
   const [executable, ...args] = command;
   if (!executable) {
     say('no command to run');
     exit(1);
     return;
   }
+  // Chromium first: it takes far longer to start than the listeners, whose first client comes
+  // after its DevTools line (the host waits for the socket: isolated-network.ts claimSocket).
   const child = spawn(executable, args, { stdio: 'inherit' });
   // Stopping the sandbox stops Chromium first.
   if (asProcess) {
@@ -145,15 +153,25 @@ export async function runForwarder(
       process.on(signal, () => child.kill(signal));
     }
   }
+  let forwarder: Forwarder | undefined;
   child.on('error', (error) => {
     say(`could not start Chromium: ${error.message}`);
     exit(1);
   });
   child.on('exit', (code, signal) => {
     say(`Chromium exited (${signal ? `signal ${signal}` : `code ${code}`})`);
-    void forwarder.close();
+    void forwarder?.close();
     exit(code ?? 128 + (SIGNALS[signal ?? ''] ?? 0));
   });
+  try {
+    forwarder = await startForwarder(options);
+  } catch (error) {
+    say(`could not listen on ${(error as Error).message}`);
+    child.removeAllListeners('exit');
+    child.kill('SIGKILL');
+    exit(1);
+    return;
+  }
   void forwarder.failed.then((reason) => {
     say(reason);
     child.kill('SIGKILL');

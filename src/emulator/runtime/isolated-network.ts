@@ -27,7 +27,7 @@ export interface IsolatedNetwork {
   /** The DevTools socket in the host's own dir, piped to Chromium's DevTools port in the sandbox. */
   devtools: DevtoolsEndpoint;
   /** Moves the forwarder's socket to `devtools` and checks it (after Chromium's start). */
-  devtoolsReady(): Promise<void>;
+  devtoolsReady(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,14 +36,24 @@ export function hostSocketDir(tempDir: string): string {
   return `${tempDir}.host`;
 }
 
-/** Renames the sandbox's socket at `from` to the host's `to`, then fails closed unless it is a socket. */
-export async function claimSocket(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    throw new Error(
-      `the sandbox's DevTools socket is missing (${(error as NodeJS.ErrnoException).code})`,
-    );
+/**
+ * Renames the sandbox's socket at `from` to the host's `to` once the forwarder made it (it may
+ * still be starting beside Chromium: waits up to `timeoutMs`), then fails closed unless what it
+ * moved is a socket.
+ */
+export async function claimSocket(from: string, to: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await rename(from, to);
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' || Date.now() >= deadline) {
+        throw new Error(`the sandbox's DevTools socket is missing (${code})`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
   const moved = await lstat(to);
   if (!moved.isSocket()) {

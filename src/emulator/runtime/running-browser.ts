@@ -189,7 +189,7 @@ async function startDriven(
   };
   const browserWsPath = printed.pathname;
   try {
-    await network?.devtoolsReady();
+    await network?.devtoolsReady(config.launchTimeoutMs);
     cdp = await CdpClient.connect(devtools, browserWsPath);
     const currentPage = await CurrentPage.track(cdp);
     await currentPage.get({ create: true });

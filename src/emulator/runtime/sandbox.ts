@@ -185,14 +185,15 @@ export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
     '--setenv',
     'RB_DEVTOOLS_PORT',
     String(SANDBOX_DEVTOOLS_PORT),
+    '--setenv',
+    'RB_COMMAND',
+    JSON.stringify([spec.executable, ...sandboxedChromiumArgs(spec.chromiumArgs, spec.exitSpki)]),
     '--ro-bind',
     spec.forwarder,
     SANDBOX_FORWARDER,
     '--',
     node,
     SANDBOX_FORWARDER,
-    spec.executable,
-    ...sandboxedChromiumArgs(spec.chromiumArgs, spec.exitSpki),
   ];
   return { command: spec.bwrap, args, env: { LANG: process.env.LANG ?? 'C.UTF-8' } };
 }

@@ -109,12 +109,14 @@ describe('sandboxNetwork', () => {
       expect(roots.filter((path) => path!.startsWith('/etc/'))).not.toContain('/etc/shadow');
       expect(roots.some((path) => /^\/etc\/(ssh|sudoers|gshadow)/.test(path!))).toBe(false);
       expect(pairs('--bind')).toContain(`${tempDir} /tmp`);
-      // The forwarder runs Chromium: node, its file, then Chromium's command line.
+      // The forwarder runs Chromium: node and its file only; Chromium's command line in RB_COMMAND.
       const command = args.slice(args.indexOf('--') + 1);
-      expect(command.slice(1, 3)).toEqual(['/forwarder.js', '/usr/bin/chromium']);
-      expect(command).toContain('--remote-debugging-port=9222');
-      expect(command).toContain('--proxy-server=http://127.0.0.1:8118');
-      expect(command.at(-1)).toBe('about:blank');
+      expect(command.slice(1)).toEqual(['/forwarder.js']);
+      const chromium: string[] = JSON.parse(args[args.indexOf('RB_COMMAND') + 1]!);
+      expect(chromium[0]).toBe('/usr/bin/chromium');
+      expect(chromium).toContain('--remote-debugging-port=9222');
+      expect(chromium).toContain('--proxy-server=http://127.0.0.1:8118');
+      expect(chromium.at(-1)).toBe('about:blank');
       // The host's DevTools dir is never bound into the sandbox.
       expect(args.join(' ')).not.toContain(hostSocketDir(tempDir));
       expect(lstatSync(join(tempDir, 'exit.sock')).isSocket()).toBe(true);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  commandFromEnv,
   FORWARDER_MARK,
   forwarderOptionsFromEnv,
   runForwarder,
@@ -121,13 +122,13 @@ describe('runForwarder', () => {
     try {
       const { devtoolsSocket, ...rest } = await options();
       const code = await new Promise<number>((resolve) => {
-        // The command sees the DevTools socket already listening: the forwarder listens first.
+        // The command reaches the forwarder's DevTools socket once it listens, beside it.
         void runForwarder(
           { devtoolsSocket, ...rest },
           [
             process.execPath,
             '-e',
-            `require('net').connect(${JSON.stringify(devtoolsSocket)}).on('connect', () => process.exit(3)).on('error', () => process.exit(4))`,
+            `const net = require('net'); const tryIt = (n) => net.connect(${JSON.stringify(devtoolsSocket)}).on('connect', () => process.exit(3)).on('error', () => n > 0 ? setTimeout(() => tryIt(n - 1), 20) : process.exit(4)); tryIt(100)`,
           ],
           resolve,
         );
@@ -141,7 +142,7 @@ describe('runForwarder', () => {
     }
   });
 
-  it('exits 1 with its reason and starts nothing when it cannot listen', async () => {
+  it('exits 1 with its reason and ends the command when it cannot listen', async () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       const taken = await echo('taken', 0);
@@ -150,13 +151,19 @@ describe('runForwarder', () => {
       const code = await new Promise<number>((resolve) => {
         void runForwarder(
           settings,
-          [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`],
+          // Would write the marker after 5 s: it is killed long before.
+          [
+            process.execPath,
+            '-e',
+            `setTimeout(() => require('fs').writeFileSync(${JSON.stringify(marker)}, ''), 5000)`,
+          ],
           resolve,
         );
       });
       expect(code).toBe(1);
       const said = stderr.mock.calls.map(([line]) => String(line)).join('');
       expect(said).toMatch(new RegExp(`^${FORWARDER_MARK} could not listen on the exit's port`));
+      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(existsSync(marker)).toBe(false);
     } finally {
       stderr.mockRestore();
@@ -181,6 +188,17 @@ describe('forwarderOptionsFromEnv', () => {
     expect(() => forwarderOptionsFromEnv({ ...env, RB_PROXY_PORT: '' })).toThrow(
       'RB_PROXY_PORT is not set',
     );
+  });
+
+  it("reads Chromium's command line as a JSON array and refuses anything else", () => {
+    expect(commandFromEnv({ RB_COMMAND: '["/usr/bin/chromium","--headless"]' })).toEqual([
+      '/usr/bin/chromium',
+      '--headless',
+    ]);
+    expect(() => commandFromEnv({ RB_COMMAND: '{"a":1}' })).toThrow(
+      'RB_COMMAND is not a JSON array of strings',
+    );
+    expect(() => commandFromEnv({})).toThrow('RB_COMMAND is not set');
   });
 
   it('marks its lines as the host reads them', () => {

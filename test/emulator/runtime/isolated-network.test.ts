@@ -68,7 +68,7 @@ describe('claimSocket', () => {
 
   it('says the socket is missing when the forwarder made none', async () => {
     await expect(
-      claimSocket(join(dir, 't', 'devtools.sock'), join(dir, 'elsewhere.sock')),
+      claimSocket(join(dir, 't', 'devtools.sock'), join(dir, 'elsewhere.sock'), 50),
     ).rejects.toThrow("the sandbox's DevTools socket is missing (ENOENT)");
   });
 
