@@ -22,7 +22,14 @@ export default defineConfig({
   // what the CommonJS side does not need is removed after it (onSuccess). The CLI's hashbang
   // comes from src/cli/bin.ts; the watchdog runs as its own process and imports nothing of the
   // library.
-  entry: { ...entries, cli: 'src/cli/bin.ts', watchdog: 'src/launch/watchdog-child.ts' },
+  // The sandbox's forwarder runs inside each session's sandbox, where only its own file is bound:
+  // it imports node built-ins only, so its one file is the whole program.
+  entry: {
+    ...entries,
+    cli: 'src/cli/bin.ts',
+    watchdog: 'src/launch/watchdog-child.ts',
+    'sandbox-forwarder': 'src/emulator/runtime/forwarder-main.ts',
+  },
   format: ['esm', 'cjs'],
   dts: { entry: entries },
   // No source maps: they were a quarter of the packed size, and without their embedded sources

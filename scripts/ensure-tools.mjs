@@ -87,3 +87,15 @@ if (process.platform === 'linux') {
     );
   }
 }
+
+// Selenium's chromedriver, for the test that attaches it through a session's debugger_address
+// (test/ecosystem/attach-paths.e2e.test.ts; skipped without it). Debian's `chromium-driver` is
+// built with Debian's `chromium`, so its version matches; another Chromium needs its own driver.
+const chromedriver = () =>
+  [process.env.CHROMEDRIVER_PATH, '/usr/bin/chromedriver'].find((path) => path && existsSync(path));
+if (!chromedriver() && found === '/usr/bin/chromium') aptInstall('chromium-driver');
+if (chromedriver()) log(`chromedriver: ${chromedriver()}`);
+else
+  log(
+    'chromedriver not found: the chromedriver attach test is skipped (apt-get install chromium-driver).',
+  );

@@ -103,7 +103,10 @@ export class SessionLifecycle {
         ...(userDataDir ? { userDataDir } : {}),
         record: this.ctx.runtime.recordingsAvailable,
         onActivity: () => this.touch(session),
-        onExit: () => void this.end(session, 'browser_exited'),
+        onExit: (reason) => {
+          this.ctx.log('warn', `session ${id}: ${reason}`);
+          void this.end(session, 'browser_exited');
+        },
         exitIdentity: sessionExit(session, profile),
       });
       await hold;

@@ -2,10 +2,10 @@
  * What `startEmulator()` sets up for the network between sessions and the world: the isolation
  * in effect (with its one fallback), the emulator's internet, its CA and the TLS of its server.
  */
-import type { SandboxConfig } from '../runtime/isolated-network.js';
 import { type Isolation, probeSandbox } from '../runtime/sandbox.js';
 import { createExitTls } from './exit-proxy.js';
 import { Internet } from './internet.js';
+import { type SandboxNetwork, sandboxNetwork } from './sandbox-network.js';
 import { createCa, type EmulatorCa, newKey, spkiHash } from './tls.js';
 
 export interface EmulatorNetwork {
@@ -13,7 +13,7 @@ export interface EmulatorNetwork {
   isolation: Isolation;
   internet: Internet;
   /** Set when sessions run sandboxed. */
-  sandbox: SandboxConfig | undefined;
+  sandbox: SandboxNetwork | undefined;
   /** Key and certificate of the emulator's own https/wss server, when `tls` is on. */
   serverTls: { key: string; cert: string } | undefined;
   /** The CA's PEM when the emulator made the server's certificate. */
@@ -55,17 +55,17 @@ export async function prepareNetwork(
   };
 
   let isolation = request.isolation;
-  let sandbox: SandboxConfig | undefined;
+  let sandbox: SandboxNetwork | undefined;
   if (isolation === 'remote') {
     const found = await sandboxProbe();
     if ('bwrap' in found) {
       const leafKey = await newKey();
-      sandbox = {
+      sandbox = sandboxNetwork({
         bwrap: found.bwrap,
         internet,
         exitTls: createExitTls(leafKey, authority),
         exitSpki: spkiHash(leafKey.publicKey),
-      };
+      });
     } else if (env.CI === 'true') {
       throw new Error(
         `isolation 'remote' is not available: ${found.reason}. With CI=true the emulator does not fall back to 'none' (the suite must not test the shared machine by accident); install bubblewrap, or pass isolation: 'none' where a test needs this machine`,

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findChromium, findFfmpeg } from './find-executables.js';
-import type { SandboxConfig } from './isolated-network.js';
+import type { SessionSandbox } from './isolated-network.js';
 import { pidAlive, removeOnExit } from './process-groups.js';
 import { launchBrowser } from './running-browser.js';
 import type { BrowserRuntime, RunningBrowser, RuntimeOptions } from './types.js';
@@ -16,7 +16,7 @@ const ACTION_TIMEOUT_MS = 15_000;
 export async function createBrowserRuntime(
   options: RuntimeOptions = {},
   /** Every session runs sandboxed (`isolation: 'remote'`) when given. */
-  sandbox?: SandboxConfig,
+  sandbox?: SessionSandbox,
 ): Promise<BrowserRuntime> {
   const chromiumPath = findChromium(options.chromiumPath);
   const ffmpeg = findFfmpeg(options.ffmpegPath);

@@ -3,8 +3,8 @@
  * sessions, request ids mapped to promises with a per-call timeout. Its traffic is internal and
  * never counts as session activity (only client traffic through the proxy and page actions do).
  */
-import { type Dispatcher, WebSocket } from 'undici';
-import { type DevtoolsEndpoint, devtoolsDispatcher, devtoolsWsUrl } from './devtools-endpoint.js';
+import { WebSocket } from 'ws';
+import { connectDevtools, type DevtoolsEndpoint, devtoolsWsUrl } from './devtools-endpoint.js';
 
 export class CdpTimeoutError extends Error {
   override name = 'CdpTimeoutError';
@@ -60,35 +60,38 @@ export class CdpClient {
   #closed = false;
   #closeListeners = new Set<() => void>();
 
-  /** Closed with the connection: the socket endpoint's own dispatcher. */
-  #dispatcher: Dispatcher | undefined;
-
-  private constructor(ws: WebSocket, dispatcher: Dispatcher | undefined) {
+  private constructor(ws: WebSocket) {
     this.#ws = ws;
-    this.#dispatcher = dispatcher;
-    ws.addEventListener('message', (event) => this.#onMessage(String(event.data)));
-    ws.addEventListener('close', () => this.#onClose());
-    ws.addEventListener('error', () => this.#onClose());
+    ws.on('message', (data) => this.#onMessage(String(data)));
+    ws.on('close', () => this.#onClose());
+    ws.on('error', () => this.#onClose());
   }
 
-  /** Opens the websocket at `path` (`/devtools/browser/<uuid>`) of Chromium's DevTools endpoint. */
+  /**
+   * Opens the websocket at `path` (`/devtools/browser/<uuid>`) of Chromium's DevTools endpoint,
+   * over the endpoint's own connection (its TCP port, or the sandbox's socket).
+   */
   static connect(endpoint: DevtoolsEndpoint, path: string, timeoutMs = 10_000): Promise<CdpClient> {
     return new Promise((resolve, reject) => {
-      const dispatcher = devtoolsDispatcher(endpoint);
-      const ws = new WebSocket(devtoolsWsUrl(endpoint, path), dispatcher ? { dispatcher } : {});
+      const ws = new WebSocket(devtoolsWsUrl(endpoint, path), {
+        createConnection: () => connectDevtools(endpoint),
+        // Chromium's answers (a full-page screenshot) can be large; no compression on loopback.
+        maxPayload: 0,
+        perMessageDeflate: false,
+      });
       const timer = setTimeout(() => {
-        ws.close();
-        void dispatcher?.destroy().catch(() => {});
+        ws.terminate();
         reject(new CdpTimeoutError(`CDP websocket did not open within ${timeoutMs} ms`));
       }, timeoutMs);
-      ws.addEventListener('open', () => {
+      const failed = () => {
         clearTimeout(timer);
-        resolve(new CdpClient(ws, dispatcher));
-      });
-      ws.addEventListener('error', () => {
-        clearTimeout(timer);
-        void dispatcher?.destroy().catch(() => {});
         reject(new CdpClosedError('could not open the CDP websocket to Chromium'));
+      };
+      ws.once('error', failed);
+      ws.once('open', () => {
+        clearTimeout(timer);
+        ws.off('error', failed);
+        resolve(new CdpClient(ws));
       });
     });
   }
@@ -173,7 +176,6 @@ export class CdpClient {
   #onClose(): void {
     if (this.#closed) return;
     this.#closed = true;
-    void this.#dispatcher?.destroy().catch(() => {});
     for (const pending of this.#pending.values()) {
       clearTimeout(pending.timer);
       pending.reject(new CdpClosedError(`${pending.method}: browser connection closed`));

@@ -66,6 +66,10 @@ export interface ChromiumProcess {
   /** Resolves when the browser process has exited (on its own or killed). */
   exited: Promise<void>;
   hasExited(): boolean;
+  /** How it exited (`code 1`, `signal SIGKILL`), once it has. */
+  exitStatus(): string;
+  /** Its last stderr lines (a sandbox's forwarder says there why it ended it). */
+  stderrTail(): string[];
   /** Kills the whole process group and waits until no live process of it is left. */
   kill(): Promise<void>;
 }
@@ -159,7 +163,16 @@ export async function spawnChromium(
         launchTimeoutMs,
       );
     });
-    return { pid, browserWsUrl, exited, hasExited: () => exitedFlag, kill };
+    return {
+      pid,
+      browserWsUrl,
+      exited,
+      hasExited: () => exitedFlag,
+      exitStatus: () =>
+        child.signalCode ? `signal ${child.signalCode}` : `code ${child.exitCode}`,
+      stderrTail: () => [...lastLines, ...(partial ? [partial] : [])],
+      kill,
+    };
   } catch (error) {
     await kill();
     throw error;

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
   foreignRequest,
+  isLoopbackHost,
   type Listener,
   MALFORMED_TARGET,
   parseTarget,
@@ -23,12 +24,13 @@ export async function openDebuggerAddress(
   sessions: SessionDirectory,
 ): Promise<DebuggerListener> {
   const sockets = new Set<Duplex>();
+  let port = 0;
   // Its own loopback port, and any a latency front in front of it adds (`acceptPort`).
   const listener: Listener & { ports: number[] } = { boundHost: '127.0.0.1', ports: [] };
   /** The same Host/Origin rules as the emulator's origin: no rebinding page, no other site. */
   const admit = (req: IncomingMessage) => {
     const url = parseTarget(req.url);
-    return url ? (foreignRequest(req, listener) ?? url) : MALFORMED_TARGET;
+    return url ? (foreignRequest(withOwnPort(req, port), listener) ?? url) : MALFORMED_TARGET;
   };
   const server = createServer((req, res) => {
     const url = admit(req);
@@ -81,7 +83,7 @@ export async function openDebuggerAddress(
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   listener.ports.push(port);
   const address = `127.0.0.1:${port}`;
   let closing: Promise<void> | undefined;
@@ -113,6 +115,19 @@ export interface DebuggerListener {
   /** Drops its open websockets (the listener stays): the admin API's connection cut. */
   cutClients(): number;
   close(): Promise<void>;
+}
+
+/**
+ * chromedriver's WebSocket handshake sends `Host: 127.0.0.1`, without a port, and Chromium's
+ * own remote-debugging port accepts it (it checks only that the Host is an IP literal or
+ * `localhost`, its DNS-rebinding defence): a loopback Host without a port is taken as addressed
+ * to this listener. A rebinding page sends its own DNS name, which is still refused, and the
+ * Origin check is unchanged.
+ */
+function withOwnPort(req: IncomingMessage, port: number): IncomingMessage {
+  const host = req.headers.host;
+  if (host === undefined || !isLoopbackHost(host)) return req;
+  return Object.create(req, { headers: { value: { ...req.headers, host: `${host}:${port}` } } });
 }
 
 /** The session while its browser runs: the control plane may still hold an ended one. */

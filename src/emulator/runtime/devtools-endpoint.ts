@@ -8,7 +8,6 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
 
 export type DevtoolsEndpoint = { host: string; port: number } | { socketPath: string };
 
@@ -27,19 +26,9 @@ export function devtoolsHost(endpoint: DevtoolsEndpoint): string {
   return 'socketPath' in endpoint ? 'localhost' : `${endpoint.host}:${endpoint.port}`;
 }
 
-/** `ws://<host>/<path>`; over a socket the URL's host is only the Host header (see devtoolsDispatcher). */
+/** `ws://<host>/<path>`; over a socket the URL's host is only the Host header (the connection is connectDevtools()). */
 export function devtoolsWsUrl(endpoint: DevtoolsEndpoint, path: string): string {
   return `ws://${devtoolsHost(endpoint)}${path}`;
-}
-
-/**
- * The undici dispatcher that reaches a socket endpoint (undefined: the default one reaches a
- * TCP endpoint by its URL); its owner closes it.
- */
-export function devtoolsDispatcher(endpoint: DevtoolsEndpoint): Dispatcher | undefined {
-  return 'socketPath' in endpoint
-    ? new Agent({ connect: { socketPath: endpoint.socketPath } })
-    : undefined;
 }
 
 export interface DevtoolsAnswer {

@@ -7,10 +7,11 @@ import { CdpClient } from './cdp-client.js';
 import { type ChromiumProcess, chromiumTempDir, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
 import type { DevtoolsEndpoint } from './devtools-endpoint.js';
-import { type IsolatedNetwork, isolate, type SandboxConfig } from './isolated-network.js';
+import type { IsolatedNetwork, SessionSandbox } from './isolated-network.js';
 import { createPageActions } from './page-actions.js';
 import { removeOnExit } from './process-groups.js';
 import { Recorder } from './recorder.js';
+import { FORWARDER_MARK } from './sandbox.js';
 import { Screencast } from './screencast.js';
 import type { EndedBrowser, LaunchSpec, RecordingFile, RunningBrowser } from './types.js';
 
@@ -25,7 +26,7 @@ export interface LaunchConfig {
   recordingFps: number;
   launchTimeoutMs: number;
   /** Set when sessions run sandboxed (`isolation: 'remote'`). */
-  sandbox?: SandboxConfig;
+  sandbox?: SessionSandbox;
 }
 
 export async function launchBrowser(
@@ -63,8 +64,9 @@ export async function launchBrowser(
     screencast.stop();
     markEnded();
     if (stopping) return;
-    debug(`session ${spec.sessionId}: Chromium (pid ${chromium.pid}) exited on its own`);
-    spec.onExit?.();
+    const reason = exitReason(chromium, network !== undefined);
+    debug(`session ${spec.sessionId}: ${reason}`);
+    spec.onExit?.(reason);
   });
 
   const encode = () => encodeRecording(spec.sessionId, sessionDir, recorder, endedAt);
@@ -206,14 +208,14 @@ async function startDriven(
 /** The session's exit and DevTools socket; the profile is removed if they cannot be opened. */
 async function isolateOrUndo(
   spec: LaunchSpec,
-  sandbox: SandboxConfig,
+  sandbox: SessionSandbox,
   profile: Profile,
 ): Promise<IsolatedNetwork> {
   try {
     if (!profile.tempDir) {
       throw new Error('no temp dir path short enough for the sandbox sockets was found');
     }
-    return await isolate(spec, sandbox, profile.tempDir, profile.userDataDir);
+    return await sandbox.isolate(spec, profile.tempDir, profile.userDataDir);
   } catch (error) {
     await profile.removeProfile();
     throw error;
@@ -240,6 +242,15 @@ async function encodeRecording(
     await recorder.discard().catch(() => {});
     return undefined;
   }
+}
+
+/** Why a browser ended on its own: the forwarder's own words when it ended the sandbox. */
+export function exitReason(chromium: ChromiumProcess, sandboxed: boolean): string {
+  const said = chromium.stderrTail().findLast((line) => line.startsWith(FORWARDER_MARK));
+  if (said) return `the sandbox ended: ${said.slice(FORWARDER_MARK.length).trim()}`;
+  return sandboxed
+    ? `the sandbox's forwarder died (${chromium.exitStatus()}): the session's network and DevTools endpoint went with it`
+    : `Chromium (pid ${chromium.pid}) exited on its own (${chromium.exitStatus()})`;
 }
 
 /** Longest wait for Chromium to shut down cleanly before its process group is killed. */

@@ -2,16 +2,18 @@
  * `isolation: 'remote'`: each session's Chromium runs as on another machine. On Linux it runs
  * under bubblewrap (`bwrap`) in a network namespace of its own (only its own `lo`: nothing of the
  * host is reachable, by TCP, UDP or any other means) and a mount namespace where only the system
- * dirs are visible, read-only, next to its own temp dir, home and profile. Its only way out is
- * its exit (network/exit-proxy.ts), reached through a small forwarder that runs with it in the
- * sandbox: `127.0.0.1:8118` inside the sandbox is piped to the exit's unix socket, and the
- * forwarder's unix socket is piped to Chromium's DevTools port inside the sandbox. Both sockets
- * live in the session's own temp dir, the only host dir the sandbox can write.
+ * dirs (and a few `/etc` files) are visible, read-only, next to its own temp dir, home and
+ * profile, as `nobody` in a user namespace of its own. Its only way out is its exit
+ * (network/exit-proxy.ts), reached through the forwarder (runtime/forwarder.ts), Chromium's
+ * parent in the sandbox: `127.0.0.1:8118` inside the sandbox is piped to the exit's unix socket,
+ * and the forwarder's unix socket is piped to Chromium's DevTools port inside the sandbox. Both
+ * sockets are made in the session's own temp dir, the only host dir the sandbox can write; the
+ * host moves the DevTools one out of it before connecting (isolated-network.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { connect as netConnect } from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export type Isolation = 'remote' | 'none';
 
@@ -32,27 +34,34 @@ const SANDBOX_PROFILE = '/profile';
 export const EXIT_SOCKET = 'exit.sock';
 export const DEVTOOLS_SOCKET = 'devtools.sock';
 
-/**
- * Run by node inside the sandbox (passed inline with `-e`, so none of the project's files need
- * to be visible there), next to Chromium, which starts at once beside it: Chromium's first
- * request and the host's first DevTools connection come long after node is listening.
- */
-const FORWARDER = `
-const net = require('node:net');
-const dir = process.env.RB_SOCKETS;
-const pipe = (a, b) => {
-  const end = () => { a.destroy(); b.destroy(); };
-  for (const s of [a, b]) { s.on('error', end); s.on('close', end); }
-  a.pipe(b); b.pipe(a);
-};
-net.createServer((c) => pipe(c, net.connect(dir + '/${EXIT_SOCKET}')))
-  .listen(${SANDBOX_PROXY_PORT}, '127.0.0.1');
-net.createServer((c) => pipe(c, net.connect(${SANDBOX_DEVTOOLS_PORT}, '127.0.0.1')))
-  .listen(dir + '/${DEVTOOLS_SOCKET}');
-`;
+/** The forwarder's stderr line that says why it ended the sandbox (runtime/forwarder.ts's FORWARDER_MARK). */
+export const FORWARDER_MARK = 'remote-browser forwarder:';
 
-/** sh starts the forwarder in the background and becomes Chromium: the sandbox lives as long as Chromium. */
-const START_BOTH = '"$0" -e "$1" & shift; exec "$@"';
+/** Where the forwarder's built file appears inside the sandbox (read-only). */
+const SANDBOX_FORWARDER = '/forwarder.js';
+
+/**
+ * The built forwarder (runtime/forwarder-main.ts → dist/sandbox-forwarder.js): beside the
+ * emulator's entry or one folder up (from a chunk), else, from source (tests), the checkout's
+ * dist/, which `npm run build` makes. `here` is this module's folder.
+ */
+export function forwarderScript(here = dirname(fileURLToPath(import.meta.url))): string {
+  const candidates = [
+    join(here, 'sandbox-forwarder.js'),
+    join(here, '..', 'sandbox-forwarder.js'),
+    join(here, '..', '..', '..', 'dist', 'sandbox-forwarder.js'),
+  ];
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) {
+    throw new Error(
+      `the sandbox's forwarder (sandbox-forwarder.js) is not built: run npm run build (looked in ${candidates.join(', ')})`,
+    );
+  }
+  return found;
+}
+
+/** The sandbox's user: nobody, not the host's (root's) uid. */
+export const SANDBOX_UID = 65534;
 
 export interface SandboxLaunch {
   command: string;
@@ -71,23 +80,45 @@ export interface SandboxSpec {
   userDataDir: string;
   /** base64 SPKI hash of the exit's leaf key: Chromium trusts the exit's https certificates. */
   exitSpki: string;
+  /** The built forwarder on the host (forwarderScript()). */
+  forwarder: string;
 }
 
-/** System dirs the sandbox sees read-only; never `/`, a home, the project or the temp dir. */
-const SYSTEM_DIRS = [
-  '/usr',
-  '/etc',
-  '/opt',
-  '/bin',
-  '/sbin',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
+/**
+ * System dirs the sandbox sees read-only; never `/`, `/etc` whole, `/opt`, a home, the project
+ * or the temp dir.
+ */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * The only `/etc` entries the sandbox sees (read-only), each what Chromium or its Debian
+ * wrapper reads: libraries, fonts, names, the zone, its own config. Not `shadow`, `ssh`, `ssl`
+ * private keys, `sudoers` or any other secret of the host: `file:///etc/shadow` is not there.
+ */
+export const SANDBOX_ETC = [
+  'alternatives',
+  'chromium',
+  'chromium.d',
+  'fonts',
+  'group',
+  'host.conf',
+  'hosts',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'mime.types',
+  'nsswitch.conf',
+  'passwd',
+  'timezone',
 ];
 
 function mountSystemDirs(extra: readonly string[]): string[] {
   const args: string[] = [];
+  for (const entry of SANDBOX_ETC) {
+    const path = `/etc/${entry}`;
+    if (existsSync(path)) args.push('--ro-bind', path, path);
+  }
   for (const dir of SYSTEM_DIRS) {
     if (!existsSync(dir)) continue;
     // Merged /usr: /bin -> usr/bin is a symlink in the sandbox too.
@@ -103,11 +134,19 @@ function mountSystemDirs(extra: readonly string[]): string[] {
   return args;
 }
 
-/** The bwrap command that runs the forwarder and Chromium in a sandbox of their own. */
+/** The bwrap command that runs the forwarder and, below it, Chromium in a sandbox of their own. */
 export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
   const node = realpathSync(process.execPath);
   const chromium = realpathSync(spec.executable);
   const args = [
+    // Its own user namespace, as nobody: no capability over the host, no host uid.
+    '--unshare-user',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
+    '--cap-drop',
+    'ALL',
     '--unshare-net',
     '--unshare-pid',
     '--unshare-ipc',
@@ -135,16 +174,26 @@ export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
     'TMPDIR',
     SANDBOX_TMP,
     '--setenv',
-    'RB_SOCKETS',
-    SANDBOX_TMP,
+    'RB_EXIT_SOCKET',
+    `${SANDBOX_TMP}/${EXIT_SOCKET}`,
+    '--setenv',
+    'RB_PROXY_PORT',
+    String(SANDBOX_PROXY_PORT),
+    '--setenv',
+    'RB_DEVTOOLS_SOCKET',
+    `${SANDBOX_TMP}/${DEVTOOLS_SOCKET}`,
+    '--setenv',
+    'RB_DEVTOOLS_PORT',
+    String(SANDBOX_DEVTOOLS_PORT),
+    '--setenv',
+    'RB_COMMAND',
+    JSON.stringify([spec.executable, ...sandboxedChromiumArgs(spec.chromiumArgs, spec.exitSpki)]),
+    '--ro-bind',
+    spec.forwarder,
+    SANDBOX_FORWARDER,
     '--',
-    '/bin/sh',
-    '-c',
-    START_BOTH,
     node,
-    FORWARDER,
-    spec.executable,
-    ...sandboxedChromiumArgs(spec.chromiumArgs, spec.exitSpki),
+    SANDBOX_FORWARDER,
   ];
   return { command: spec.bwrap, args, env: { LANG: process.env.LANG ?? 'C.UTF-8' } };
 }
@@ -172,31 +221,6 @@ function sandboxedChromiumArgs(args: string[], exitSpki: string): string[] {
   ];
 }
 
-/**
- * Resolves once the forwarder's DevTools socket in `tempDir` accepts connections: the forwarder
- * starts beside Chromium and may not be listening yet when Chromium prints its endpoint. The
- * runtime, the CDP proxy and the debugger address connect to that socket directly: no TCP port
- * on the host leads to a sandboxed Chromium.
- */
-export async function devtoolsSocketReady(tempDir: string, timeoutMs: number): Promise<void> {
-  const path = join(tempDir, DEVTOOLS_SOCKET);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const socket = netConnect(path);
-    const failure = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-      socket.once('connect', () => resolve(undefined));
-      socket.once('error', resolve);
-    });
-    socket.destroy();
-    if (!failure) return;
-    if (failure.code !== 'ENOENT' && failure.code !== 'ECONNREFUSED') throw failure;
-    if (Date.now() >= deadline) {
-      throw new Error(`the sandbox's DevTools socket was not ready within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 const BWRAP_CANDIDATES = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
 
 /** bwrap's path if it runs a command in new network and mount namespaces here, else why not. */
@@ -208,6 +232,11 @@ export async function probeSandbox(): Promise<{ bwrap: string } | { reason: stri
   if (!bwrap) return { reason: 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap' };
   const node = realpathSync(process.execPath);
   const args = [
+    '--unshare-user',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
     '--unshare-net',
     '--unshare-pid',
     '--die-with-parent',

@@ -46,8 +46,11 @@ export interface LaunchSpec {
   record: boolean;
   /** Called for every chunk of CDP traffic through the proxy, and for each page action: the idle timer's input. */
   onActivity?: () => void;
-  /** Called once if Chromium exits on its own (crash, killed from outside). Not called after stop(). */
-  onExit?: () => void;
+  /**
+   * Called once if Chromium exits on its own (crash, killed from outside, its sandbox's forwarder
+   * gone), with the reason to log. Not called after stop().
+   */
+  onExit?: (reason: string) => void;
   /** The session's exit identity on its `connection`-th connection; required when sessions run sandboxed. */
   exitIdentity?: (connection: number) => ExitIdentity;
 }

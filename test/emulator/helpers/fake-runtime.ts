@@ -130,7 +130,7 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         crash() {
           browser.alive = false;
           markGone();
-          spec.onExit?.();
+          spec.onExit?.('its process was killed (fake runtime)');
         },
       };
       control.launched.push(browser);

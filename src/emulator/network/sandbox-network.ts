@@ -1,0 +1,83 @@
+/**
+ * The network of a sandboxed session (`isolation: 'remote'`): its exit proxy on a unix socket in
+ * the session's temp dir, the bwrap launch that runs its forwarder and Chromium, and its DevTools
+ * socket, moved out of the sandbox's reach before use (runtime/isolated-network.ts says why).
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { claimSocket, hostSocketDir, type SessionSandbox } from '../runtime/isolated-network.js';
+import { removeOnExit } from '../runtime/process-groups.js';
+import {
+  DEVTOOLS_SOCKET,
+  EXIT_SOCKET,
+  forwarderScript,
+  sandboxLaunch,
+} from '../runtime/sandbox.js';
+import { type ExitProxy, type ExitTls, openExitProxy } from './exit-proxy.js';
+import type { Internet } from './internet.js';
+
+/** What every sandboxed launch of one emulator shares. */
+export interface SandboxConfig {
+  bwrap: string;
+  internet: Internet;
+  exitTls: ExitTls;
+  /** base64 SPKI hash of the exit's leaf key. */
+  exitSpki: string;
+  /** The built forwarder; default: forwarderScript(), looked up at the first launch. */
+  forwarder?: string;
+}
+
+/** The config, and what launches with it. */
+export type SandboxNetwork = SandboxConfig & SessionSandbox;
+
+export function sandboxNetwork(sandbox: SandboxConfig): SandboxNetwork {
+  let forwarder = sandbox.forwarder;
+  return {
+    ...sandbox,
+    async isolate(spec, tempDir, userDataDir) {
+      const identity = spec.exitIdentity;
+      if (!identity)
+        throw new Error(`session ${spec.sessionId}: a sandboxed launch needs its exit identity`);
+      forwarder ??= forwarderScript();
+      const script = forwarder;
+      const hostDir = hostSocketDir(tempDir);
+      await mkdir(hostDir, { mode: 0o700 });
+      // Beside a temp dir outside the work dir (a long TMPDIR), it needs its own removal at exit.
+      const forgetHostDir = removeOnExit(hostDir);
+      let exit: ExitProxy;
+      try {
+        exit = await openExitProxy({
+          socketPath: join(tempDir, EXIT_SOCKET),
+          internet: sandbox.internet,
+          identity,
+          tls: sandbox.exitTls,
+        });
+      } catch (error) {
+        await rm(hostDir, { recursive: true, force: true });
+        forgetHostDir();
+        throw error;
+      }
+      const socketPath = join(hostDir, DEVTOOLS_SOCKET);
+      return {
+        launcher: (executable, chromiumArgs) =>
+          sandboxLaunch({
+            bwrap: sandbox.bwrap,
+            executable,
+            chromiumArgs,
+            tempDir,
+            userDataDir,
+            exitSpki: sandbox.exitSpki,
+            forwarder: script,
+          }),
+        devtools: { socketPath },
+        devtoolsReady: (timeoutMs) =>
+          claimSocket(join(tempDir, DEVTOOLS_SOCKET), socketPath, timeoutMs),
+        async close() {
+          await exit.close();
+          await rm(hostDir, { recursive: true, force: true });
+          forgetHostDir();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * What a session's sandbox holds, tried from inside as a page (or a client with the session's
+ * CDP, which may navigate anywhere) would, on the default isolation ('remote') and with the
+ * emulator running as root, as in CI: the host's secrets are not there, the browser is nobody,
+ * the host's DevTools socket is not in the sandbox, and the forwarder's death ends the session
+ * with its reason in the emulator's log.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../../src/emulator/index.js';
+import { forwarderScript, probeSandbox } from '../../../src/emulator/runtime/sandbox.js';
+import { eventually } from '../../helpers/pages.js';
+import { client } from '../helpers/emulator.js';
+
+const sandbox = await probeSandbox();
+
+/** Pids of this process's descendants. */
+function descendants(): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  const tree = [process.pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
+  }
+  return tree.slice(1);
+}
+
+/** Pids of this process's descendants whose first argument (after the program) is `script`. */
+function descendantsRunning(script: string): number[] {
+  return descendants().filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] === script;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
+  let emu: EmulatorHandle;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    emu = await startEmulator({
+      ffmpegPath: false,
+      logger: (level, message) => logged.push(`${level} ${message}`),
+    });
+    expect(emu.isolation).toBe('remote');
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  async function withPage(run: (page: Page, id: string) => Promise<void>): Promise<void> {
+    const api = client(emu.url, emu.token);
+    const created = await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } });
+    expect(created.status, created.text).toBe(200);
+    const browser: Browser = await puppeteer.connect({
+      browserWSEndpoint: created.body.data.cdp_url,
+    });
+    try {
+      const [page] = await browser.pages();
+      await run(page!, created.body.data.id);
+    } finally {
+      await browser.disconnect();
+      await api('DELETE', `/sessions/${created.body.data.id}`);
+    }
+  }
+
+  /** What a navigation to `url` shows: the page's text, or the network error. */
+  async function open(page: Page, url: string): Promise<string> {
+    try {
+      await page.goto(url);
+      // A directory listing is built by the page's script after the load.
+      await page.waitForNetworkIdle({ idleTime: 100 });
+      return await page.evaluate(() => document.body?.innerText ?? '');
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  it("cannot read the host's secrets, as root included: /etc/shadow, /etc/ssh, /etc/sudoers", async () => {
+    // The emulator runs as root here (as in CI), where /etc/shadow is readable to the host.
+    if (process.getuid?.() === 0) expect(readFileSync('/etc/shadow', 'utf8')).toMatch(/^root:/);
+    await withPage(async (page) => {
+      for (const path of ['/etc/shadow', '/etc/gshadow', '/etc/ssh/', '/etc/sudoers', '/root/']) {
+        expect(await open(page, `file://${path}`), path).toMatch(/ERR_FILE_NOT_FOUND/);
+      }
+      // What Chromium needs is there: its fonts config.
+      expect(await open(page, 'file:///etc/fonts/')).toMatch(/fonts\.conf/);
+    });
+  });
+
+  it('runs the forwarder and the browser as nobody in a user namespace of their own, without capabilities', async () => {
+    await withPage(async () => {
+      // Seen from the host: every process of the sandbox maps only uid and gid 65534, and has no
+      // effective capability.
+      const sandboxed = descendants().filter((pid) => {
+        try {
+          return /^\s*65534\s/.test(readFileSync(`/proc/${pid}/uid_map`, 'utf8'));
+        } catch {
+          return false;
+        }
+      });
+      const commands = sandboxed.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      expect(commands.some((command) => command.split('\0')[1] === '/forwarder.js')).toBe(true);
+      expect(commands.some((command) => /chrom/i.test(command.split('\0')[0]!))).toBe(true);
+      for (const pid of sandboxed) {
+        expect(readFileSync(`/proc/${pid}/uid_map`, 'utf8').trim().split(/\s+/)).toEqual([
+          '65534',
+          String(process.getuid?.() ?? 0),
+          '1',
+        ]);
+        expect(readFileSync(`/proc/${pid}/gid_map`, 'utf8').trim().split(/\s+/)[0]).toBe('65534');
+        expect(readFileSync(`/proc/${pid}/status`, 'utf8')).toMatch(/^CapEff:\s+0+$/m);
+      }
+    });
+  });
+
+  it('keeps the host DevTools socket out of the sandbox: its /tmp holds the exit only', async () => {
+    await withPage(async (page) => {
+      const listing = await open(page, 'file:///tmp/');
+      expect(listing).toContain('exit.sock');
+      expect(listing).not.toContain('devtools.sock');
+    });
+  });
+
+  it('binds in the built forwarder, whose one file imports node built-ins only', () => {
+    const script = forwarderScript();
+    expect(script).toMatch(/dist\/sandbox-forwarder\.js$/);
+    const imports = [...readFileSync(script, 'utf8').matchAll(/^import .* from "([^"]+)";$/gm)];
+    expect(imports.map(([, from]) => from).sort()).toEqual(['child_process', 'net']);
+  });
+
+  it("ends the session with the reason in the log when the sandbox's forwarder is killed", async () => {
+    const api = client(emu.url, emu.token);
+    const created = await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } });
+    const id: string = created.body.data.id;
+    const forwarders = descendantsRunning('/forwarder.js');
+    expect(forwarders).toHaveLength(1);
+    process.kill(forwarders[0]!, 'SIGKILL');
+    await eventually(
+      async () => (await api('GET', `/sessions/${id}`)).body.data.status !== 'running',
+      20_000,
+      'the session to end',
+    );
+    expect((await api('GET', `/sessions/${id}`)).body.data.status).not.toBe('running');
+    expect(logged).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^warn session ${id}: the sandbox's forwarder died \\((signal SIGKILL|code \\d+)\\)`,
+        ),
+      ),
+    );
+    // And nothing of it is left running.
+    await eventually(
+      async () => (await emu.admin.state()).chromiumProcesses === 0,
+      20_000,
+      'no Chromium left',
+    );
+  });
+});
