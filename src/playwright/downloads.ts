@@ -25,11 +25,12 @@ export async function startDownloads(browser: Browser, downloadsPath?: string): 
   const downloads = await RemoteDownloads.start(cdp, {
     policy: 'allowAndName',
     ...(downloadsPath !== undefined
-      ? { placement: async ({ guid }) => nodePath().join(downloadsPath, guid) }
+      ? { placement: { folder: downloadsPath, naming: 'guid' as const } }
       : {}),
   });
   browser.once('disconnected', () => void downloads.close());
   bridgeDownloads(browser, downloads);
+  await cdp.ready();
 }
 
 /** Makes every Download of `browser`'s pages, present and future, wait for its bytes. */
