@@ -58,6 +58,13 @@ export interface RemoteDownloadsOptions {
    * file). Nothing (the default) keeps it staged until `deliver()` asks for it.
    */
   placement?: { folder: string; naming: 'guid' | 'suggested' };
+  /**
+   * Whether to pause document responses from the start (`receive()` changes it later). Only a
+   * paused response can be brought to the client, but a paused navigation costs a round trip:
+   * Playwright turns it on only while a page has a `download` listener (or with
+   * `downloadsPath`). Default: true.
+   */
+  receiving?: boolean;
   /** The largest download brought to the client, in bytes. Default: 1 GiB (DEFAULT_MAX_DOWNLOAD_BYTES). */
   maxDownloadBytes?: number;
 }
@@ -81,6 +88,7 @@ export class RemoteDownloads {
   /** Empty files claimFreeName() made for a name: the one kind of file a delivery replaces. */
   readonly #claimed = new Set<string>();
   readonly #stop: (() => void)[] = [];
+  #unintercept: (() => Promise<void>) | undefined;
   #closed: Promise<void> | undefined;
 
   private constructor(host: RemoteCdp, staging: string, options: RemoteDownloadsOptions) {
@@ -125,19 +133,29 @@ export class RemoteDownloads {
       },
     });
     if (policy === 'deny' || policy === 'default') return;
-    this.#stop.push(
-      (
-        (remove) => () =>
-          void remove().catch(() => {})
-      )(
-        this.#host.intercept({
-          role: 'downloads',
-          patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }],
-          onPaused: (event) => this.#capture.onPaused(event),
-          onServed: (event, response) => this.#capture.onServed(event, response),
-        }),
-      ),
-    );
+    this.#stop.push(() => this.receive(false));
+    this.receive(this.#options.receiving ?? true);
+  }
+
+  /**
+   * Whether document responses are paused to learn if they are downloads (see
+   * RemoteDownloadsOptions.receiving). The change is sent at once, before any later command of
+   * the caller's connection, and is not awaited.
+   */
+  receive(on: boolean): void {
+    if (on === (this.#unintercept !== undefined) || (on && this.#closed)) return;
+    if (!on) {
+      const remove = this.#unintercept;
+      this.#unintercept = undefined;
+      void remove?.().catch(() => {});
+      return;
+    }
+    this.#unintercept = this.#host.intercept({
+      role: 'downloads',
+      patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }],
+      onPaused: (event) => this.#capture.onPaused(event),
+      onServed: (event, response) => this.#capture.onServed(event, response),
+    });
   }
 
   /**
