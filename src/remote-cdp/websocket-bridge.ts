@@ -23,8 +23,9 @@
  */
 import type WebSocketType from 'ws';
 import { createDebug } from '../http/debug.js';
+import type { PausedRequest } from './fetch-interception.js';
 import { type ExposedHosts, parseExposeNetwork } from './host-patterns.js';
-import type { PausedRequest, RemoteCdp } from './remote-cdp.js';
+import type { RemoteCdp } from './remote-cdp.js';
 import { urlPatternRegex } from './url-pattern.js';
 
 const debug = createDebug('expose-network');
@@ -51,26 +52,27 @@ export async function startWebSocketBridge(
   const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return async () => {};
   const script = webSocketPageScript(
-    hosts.fetchPatterns.map((p) => urlPatternRegex(p.urlPattern).source),
+    hosts.fetchPatterns.map((p) => urlPatternRegex(p.urlPattern ?? '*').source),
   );
   const pages = new Map<string, Promise<void>>();
   const sessions = new Map<string, PageSession>();
   const unsubscribe = [
-    cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) =>
+    cdp.on('Target.receivedMessageFromTarget', (e) =>
       sessions.get(e.sessionId)?.receive(e.message),
     ),
-    cdp.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
+    cdp.on('Target.detachedFromTarget', (e) => {
+      if (!e.sessionId) return;
       sessions.get(e.sessionId)?.closeAll();
       sessions.delete(e.sessionId);
     }),
-    cdp.on('Target.targetDestroyed', (e: { targetId: string }) => pages.delete(e.targetId)),
+    cdp.on('Target.targetDestroyed', (e) => pages.delete(e.targetId)),
   ];
   // Only the attach is awaited: a page's session holds its commands while a navigation is
   // pending (this one is paused right here), and hands them to the new document's renderer
   // at commit, before its scripts run, in the order they were sent.
   const install = async (targetId: string): Promise<void> => {
     try {
-      const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', {
+      const { sessionId } = await cdp.send('Target.attachToTarget', {
         targetId,
         flatten: false,
       });
@@ -83,7 +85,8 @@ export async function startWebSocketBridge(
       debug(`WebSockets of page ${targetId} not bridged: ${(error as Error).message}`);
     }
   };
-  const removeInterceptor = await cdp.intercept({
+  const removeInterceptor = cdp.intercept({
+    role: 'websocket-bridge',
     patterns: hosts.fetchPatterns.map((p) => ({ ...p, resourceType: 'Document' })),
     onPaused: async (event: PausedRequest) => {
       if (cdp.isPageFrame(event.frameId) && hosts.matches(new URL(event.request.url))) {

@@ -1,9 +1,12 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { connectRemote, launchRemote, puppeteer, sessionOf } from '../../src/puppeteer/index.js';
+import { startTransfers } from '../../src/puppeteer/transfers.js';
 import { eventually } from '../helpers/pages.js';
 import {
   openRemoteTransfers,
@@ -113,4 +116,104 @@ describe('Puppeteer downloadBehavior on a remote browser', () => {
     });
     expect((await api.sessions.list({ status: 'running' })).length).toBe(before);
   });
+
+  it('a CDP stream that rewrites Browser.downloadWillBegin cannot place a file outside downloadPath', async () => {
+    const session = await api.sessions.create({});
+    const proxy = await rewritingProxy(session.cdp_url, (params) => {
+      params.suggestedFilename = '../name.txt';
+    });
+    const folder = mkdtempSync(join(dir, 'rewritten-name-'));
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: proxy.url,
+      defaultViewport: null,
+    });
+    try {
+      await startTransfers(browser, { policy: 'allow', downloadPath: folder });
+      const page = (await browser.pages())[0]!;
+      await page.goto('http://files.test/');
+      expect(sha256(await clickAndWait(page, folder, '#attachment', 'name.txt'))).toBe(
+        site.fileSha,
+      );
+      expect(existsSync(join(dir, 'name.txt'))).toBe(false);
+    } finally {
+      await browser.disconnect();
+      await proxy.close();
+      await api.sessions.end(session.id).catch(() => {});
+    }
+  });
+
+  it('a rewritten guid that is not one fails the download: nothing lands outside downloadPath', async () => {
+    const session = await api.sessions.create({});
+    const proxy = await rewritingProxy(session.cdp_url, (params) => {
+      params.guid = '../escaped/.bashrc';
+    });
+    const folder = mkdtempSync(join(dir, 'rewritten-guid-'));
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: proxy.url,
+      defaultViewport: null,
+    });
+    try {
+      await startTransfers(browser, { policy: 'allowAndName', downloadPath: folder });
+      const page = (await browser.pages())[0]!;
+      await page.goto('http://files.test/');
+      await page.click('#attachment');
+      await eventually(async () => proxy.rewritten() > 0, 20_000, 'the rewritten event');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(existsSync(join(dir, 'escaped'))).toBe(false);
+      expect(readdirSync(folder)).toEqual([]);
+    } finally {
+      await browser.disconnect();
+      await proxy.close();
+      await api.sessions.end(session.id).catch(() => {});
+    }
+  });
 });
+
+/**
+ * A hostile service in miniature: a WebSocket proxy between the client and the session's
+ * cdp_url that rewrites the params of every `Browser.downloadWillBegin` on the way in.
+ */
+async function rewritingProxy(
+  cdpUrl: string,
+  rewrite: (params: Record<string, unknown>) => void,
+): Promise<{ url: string; rewritten(): number; close(): Promise<void> }> {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  let count = 0;
+  server.on('connection', (client) => {
+    const upstream = new WebSocket(cdpUrl);
+    const queued: string[] = [];
+    upstream.on('open', () => {
+      for (const text of queued.splice(0)) upstream.send(text);
+    });
+    client.on('message', (data) => {
+      const text = data.toString();
+      if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
+      else queued.push(text);
+    });
+    upstream.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as {
+        method?: string;
+        params?: Record<string, unknown>;
+      };
+      if (message.method === 'Browser.downloadWillBegin' && message.params) {
+        rewrite(message.params);
+        count++;
+      }
+      client.send(JSON.stringify(message));
+    });
+    client.on('close', () => upstream.close());
+    upstream.on('close', () => client.close());
+    upstream.on('error', () => client.close());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `ws://127.0.0.1:${port}/`,
+    rewritten: () => count,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => resolve());
+      }),
+  };
+}
