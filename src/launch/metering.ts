@@ -14,6 +14,7 @@ import { Budget, type BudgetOptions, FileStore } from './budget.js';
 import { LaunchError } from './errors.js';
 import { tracker } from './tracker.js';
 import { type Usage, UsageRecorder } from './usage.js';
+import { journalEnded } from './usage-journal.js';
 
 /** The run's directory (usage files, the run budget's counter). */
 export const RUN_DIR_ENV = 'REMOTE_BROWSER_RUN_DIR';
@@ -124,6 +125,7 @@ export function usage(): Usage {
  */
 export async function settleUsage(api?: BrowserApi): Promise<Usage> {
   const ids = recorder.unsettled();
+  const settled = new Set(ids);
   if (ids.length > 0) {
     const client = api ?? new BrowserApi();
     try {
@@ -142,7 +144,16 @@ export async function settleUsage(api?: BrowserApi): Promise<Usage> {
     }
   }
   writeRunUsage();
-  return recorder.usage();
+  const now = recorder.usage();
+  for (const session of now.sessions)
+    if (settled.has(session.id) && !session.estimated) journalEnded(session, runName());
+  return now;
+}
+
+/** The journal's name of this run: the Playwright Test run's directory, else this process. */
+function runName(): string {
+  const dir = process.env[RUN_DIR_ENV];
+  return dir ? nodePath().basename(dir) : `pid-${process.pid}`;
 }
 
 /** This process's share of the run: `<run dir>/usage-<pid>.json`. No-op outside a run. */
@@ -177,6 +188,7 @@ recorder.listen({
   ended: (session) => {
     for (const budget of allBudgets()) budget.ended(session.id, session.minutes);
     writeRunUsage();
+    journalEnded(session, runName());
   },
 });
 
