@@ -32,7 +32,7 @@ export class BudgetExceededError extends Error {
     const unit = details.limit === 'sessionMinutes' ? ' min' : '';
     const round = (n: number) => Math.round(n * 100) / 100;
     super(
-      `${what}: the ${details.scope} budget of ${details.allowed}${unit} ${details.limit} is spent ` +
+      `${what}: over the ${details.scope} budget of ${details.allowed}${unit} ${details.limit} ` +
         `(${round(details.spent)}${unit} spent, this call needs ${round(details.wanted)}${unit} more); ` +
         'nothing was sent',
     );

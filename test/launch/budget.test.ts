@@ -40,7 +40,7 @@ describe('Budget', () => {
     const error = refusal(() => budget.reserveSession('launchRemote'));
     expect(error).toMatchObject({ limit: 'sessions', scope: 'process', allowed: 2, spent: 2 });
     expect(error.message).toBe(
-      'launchRemote: the process budget of 2 sessions is spent (2 spent, this call needs 1 more); nothing was sent',
+      'launchRemote: over the process budget of 2 sessions (2 spent, this call needs 1 more); nothing was sent',
     );
     expect(budget.stopped()).toBe(error.message);
   });
@@ -103,7 +103,7 @@ describe('FileStore', () => {
     expect(() => two.reserveSession('worker 2')).toThrow(BudgetExceededError);
     const state = JSON.parse(readFileSync(join(dir, 'budget.json'), 'utf8'));
     expect(state).toMatchObject({ sessions: 1 });
-    expect(state.stopped).toMatch(/^worker 2: the run budget of 1 sessions is spent/);
+    expect(state.stopped).toMatch(/^worker 2: over the run budget of 1 sessions/);
   });
 
   it('never hands out more than the limit to processes taking at once', async () => {

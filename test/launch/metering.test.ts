@@ -105,7 +105,7 @@ describe('a process budget', () => {
     const first = await launch();
     const error = await launch().catch((e: unknown) => e);
     expect(isBudgetExceededError(error)).toBe(true);
-    expect((error as Error).message).toMatch(/process budget of 1 sessions is spent \(1 spent/);
+    expect((error as Error).message).toMatch(/over the process budget of 1 sessions \(1 spent/);
     expect(service.calls('POST', SESSIONS)).toHaveLength(1);
     expect(tracker.creates()).toHaveLength(0);
     await first.release();
@@ -129,7 +129,7 @@ describe('a process budget', () => {
     await lease.release();
     expect(sessionOf(lease.id)?.end).toBe('budget');
     expect(service.calls('DELETE', new RegExp(`^/sessions/${lease.id}$`))).toHaveLength(1);
-    await expect(launch()).rejects.toThrow(/budget of 0.0005 min sessionMinutes is spent/);
+    await expect(launch()).rejects.toThrow(/over the process budget of 0.0005 min sessionMinutes/);
   });
 
   it('checks its fields: a typed error names the field and the rule', () => {
@@ -200,7 +200,7 @@ describe('credits', () => {
       .catch((e: unknown) => e);
     expect(isBudgetExceededError(error)).toBe(true);
     expect((error as Error).message).toBe(
-      'queries.submit: the process budget of 2 credits is spent (0 spent, this call needs 4 more); nothing was sent',
+      'queries.submit: over the process budget of 2 credits (0 spent, this call needs 4 more); nothing was sent',
     );
     expect(server.requests).toHaveLength(1);
   });

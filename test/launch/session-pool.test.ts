@@ -827,9 +827,7 @@ describe('SessionPool usage and budget', () => {
     expect(fake.pending).toHaveLength(0);
     const error = await pool.launch().catch((e: unknown) => e);
     expect(isBudgetExceededError(error)).toBe(true);
-    expect((error as Error).message).toMatch(
-      /^SessionPool: the pool budget of 2 sessions is spent/,
-    );
+    expect((error as Error).message).toMatch(/^SessionPool: over the pool budget of 2 sessions/);
     expect(fake.pending).toHaveLength(0);
     expect(fake.launched).toHaveLength(2);
     await pool.close();
