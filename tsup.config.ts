@@ -12,6 +12,8 @@ const entries = {
   // Playwright loads global hooks by path: defineRemoteConfig() points at these two.
   'test-global-setup': 'src/fixture/hook-entries/global-setup.ts',
   'test-global-teardown': 'src/fixture/hook-entries/global-teardown.ts',
+  // ...and the usage reporter it adds, loaded by path like them.
+  'test-usage-reporter': 'src/fixture/hook-entries/usage-reporter.ts',
 };
 
 export default defineConfig({

@@ -4,7 +4,7 @@
  * Not a test: nothing here fails the build; the table is the result.
  *
  *   npm run bench                 all rows (about 8 minutes on 2 cores)
- *   npm run bench -- --only P1,P5 some rows (P10: isolation 'remote' vs 'none')
+ *   npm run bench -- --only P1,P5 some rows (P10: isolation 'remote' vs 'none'; P11: page.goto vs a raw browser; P12: the usage reporter)
  *   npm run bench -- --pairs 5    fewer interleaved pairs for P1/P2 (default 11)
  *
  * Machine and date are printed with the table, so a pasted table says where it came from.
@@ -22,6 +22,7 @@ import { remoteDownloadRows } from './remote-download.js';
 import { slotQueueRows } from './slot-queue.js';
 import { type Row, renderTable } from './table.js';
 import { tunnelRows } from './tunnel.js';
+import { usageReporterRows } from './usage-reporter.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +45,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P9'], run: () => remoteDownloadRows() },
   { ids: ['P10'], run: () => isolationRows(pairs) },
   { ids: ['P11'], run: () => navigationRows() },
+  { ids: ['P12'], run: () => usageReporterRows() },
 ];
 
 const rows: Row[] = [];

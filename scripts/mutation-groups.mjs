@@ -24,11 +24,18 @@ const GROUPS = {
   transport: ['src/http/transport.ts', 'src/http/call-options.ts', 'src/http/error-mapping.ts'],
   limiter: ['src/http/rate-limiter.ts', 'src/http/rate-limit-wait.ts', 'src/http/polling.ts'],
   ledger: ['src/launch/ledger.ts', 'src/launch/reap.ts'],
+  usage: [
+    'src/launch/usage.ts',
+    'src/launch/budget.ts',
+    'src/launch/metering.ts',
+    'src/launch/usage-journal.ts',
+  ],
   'http-config': [
     'src/http/config.ts',
     'src/http/client-options.ts',
     'src/http/request-validation.ts',
     'src/http/errors.ts',
+    'src/http/budget-exceeded.ts',
     'src/http/debug.ts',
     'src/http/hidden-fields.ts',
     'src/http/hints.ts',

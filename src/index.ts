@@ -2,6 +2,12 @@
 // of the HTTP layer, and the launch layer's library-agnostic functions (a Selenium or CDP user
 // needs no browser library's entry for them). It must not load playwright-core or puppeteer-core.
 export * from './browser-api/index.js';
+export {
+  type BudgetExceededDetails,
+  BudgetExceededError,
+  type BudgetLimit,
+  isBudgetExceededError,
+} from './http/budget-exceeded.js';
 export type { CallOptions } from './http/call-options.js';
 export * from './http/errors.js';
 export type { RateLimiterOptions } from './http/rate-limiter.js';
@@ -9,6 +15,7 @@ export { RateLimiter } from './http/rate-limiter.js';
 export { REDACTED, redact, registerSecret } from './http/redact.js';
 export type { RetryOptions } from './http/retry-policy.js';
 export type {
+  BudgetOptions,
   ConnectOptions,
   EnsureProfileOptions,
   ExitHookOptions,
@@ -19,6 +26,10 @@ export type {
   RecordingDownload,
   RemoteSessionInfo,
   RemoteSessionOptions,
+  SessionUsage,
+  Usage,
+  UsageEnd,
+  UsageTotals,
   Watchdog,
   WatchdogOptions,
 } from './launch/index.js';
@@ -31,5 +42,8 @@ export {
   reapSessions,
   recordingOf,
   sessionOf,
+  setBudget,
+  settleUsage,
   startWatchdog,
+  usage,
 } from './launch/index.js';

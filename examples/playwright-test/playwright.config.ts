@@ -43,6 +43,7 @@ export default defineRemoteConfig(
       },
     ],
   },
-  // A remote emulator (its browsers cannot reach this machine), as the real service.
-  { emulator: { isolation: 'remote' } },
+  // A remote emulator (its browsers cannot reach this machine), as the real service; a service
+  // already named in REMOTE_BROWSER_URL (another emulator, the real one) is used instead.
+  { emulator: process.env.REMOTE_BROWSER_URL ? false : { isolation: 'remote' } },
 );

@@ -1,3 +1,4 @@
+export { BudgetExceededError, isBudgetExceededError } from '../http/budget-exceeded.js';
 export {
   ApiError,
   AuthenticationError,

@@ -20,6 +20,7 @@ import * as recordings from './commands/recordings.js';
 import * as results from './commands/results.js';
 import * as run from './commands/run.js';
 import * as sessions from './commands/sessions.js';
+import * as usage from './commands/usage.js';
 import * as validate from './commands/validate.js';
 import * as webhooks from './commands/webhooks.js';
 import { describeError } from './errors.js';
@@ -71,6 +72,7 @@ function program(rt: Runtime): Command {
     emulator.register,
     doctor.register,
     sessions.register,
+    usage.register,
     recordings.register,
     profiles.register,
     locations.register,

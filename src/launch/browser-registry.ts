@@ -18,6 +18,13 @@ export function sessionOf(browser: object): RemoteSessionInfo {
   return opened.info;
 }
 
+/** The session id behind a browser of ours; undefined for any other object. */
+export function sessionIdOf(browser: unknown): string | undefined {
+  return typeof browser === 'object' && browser !== null
+    ? sessions.get(browser)?.info.id
+    : undefined;
+}
+
 /** True while the browser's connection has dropped without close() and its session may be kept. */
 export function wasDropped(browser: object): boolean {
   return sessions.get(browser)?.wasDropped() ?? false;

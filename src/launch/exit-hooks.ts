@@ -11,6 +11,7 @@
  * and Ctrl-C would never end the process.
  */
 import { nodeUtil } from '../http/node-builtins.js';
+import { recorder } from './metering.js';
 import { tracker } from './tracker.js';
 
 /** Shared by every signal handler that re-raises itself when no host handler is left. */
@@ -51,11 +52,13 @@ export function installExitHooks(options: ExitHookOptions = {}): () => void {
   const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
   const timeoutMs = options.timeoutMs ?? 5000;
 
-  const bounded = () =>
-    Promise.race([
+  const bounded = () => {
+    recorder.exiting();
+    return Promise.race([
       tracker.endEverything(Math.max(0, timeoutMs - 1500)),
       new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
     ]);
+  };
 
   const onSignal = cooperative((signal: NodeJS.Signals) => {
     void bounded().finally(() => {
@@ -66,6 +69,7 @@ export function installExitHooks(options: ExitHookOptions = {}): () => void {
     });
   });
   const onBeforeExit = cooperative(() => {
+    recorder.exiting();
     void tracker.endEverything(0);
   });
   const onUncaught = cooperative((error: Error) => {

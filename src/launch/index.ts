@@ -1,9 +1,11 @@
 export { recordingOf, register, sessionEndOf, sessionOf } from './browser-registry.js';
+export type { BudgetOptions } from './budget.js';
 export type { SessionEnd, SessionEndReason } from './end-reason.js';
 export { SESSION_WARNING_CODES } from './end-reason.js';
 export { LaunchError, PreflightError, type PreflightIssue, ProfileLimitError } from './errors.js';
 export { type ExitHookOptions, installExitHooks } from './exit-hooks.js';
 export { cacheDir, ledgerPath } from './ledger.js';
+export { setBudget, settleUsage, usage } from './metering.js';
 export {
   adoptSession,
   connectWithin,
@@ -27,4 +29,5 @@ export {
   toWireSession,
   type WireSessionFields,
 } from './to-wire.js';
+export type { SessionUsage, Usage, UsageEnd, UsageTotals } from './usage.js';
 export { startWatchdog, type Watchdog, type WatchdogOptions } from './watchdog.js';

@@ -13,6 +13,7 @@ import { sharedDispatcher } from '../http/shared-dispatcher.js';
 import { createSession } from './create-session.js';
 import { describeEnd, type SessionEnd, warnEnd } from './end-reason.js';
 import { LaunchError } from './errors.js';
+import { recorder } from './metering.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
 import { preflight } from './preflight.js';
 import { findOrCreateProfile } from './profiles.js';
@@ -328,7 +329,9 @@ function leaseSession({
   const leasedAt = Date.now();
   let lastActivityMs = leasedAt;
   let dropDecided: Promise<void> | undefined;
+  if (reattach) recorder.reattached(created.id);
   const report = (end: SessionEnd) => {
+    recorder.cause(created.id, end.reason);
     (info as { endReason?: SessionEnd }).endReason = end;
     warnEnd(end);
   };
@@ -512,6 +515,7 @@ function leaseSession({
     },
     touch() {
       lastActivityMs = Date.now();
+      recorder.touched(created.id);
     },
     recording: recordingDone?.promise,
     connected: () => scope.dispose(),

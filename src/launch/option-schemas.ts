@@ -193,6 +193,11 @@ function build(z: typeof Z) {
    * plus how the fixture runs sessions. Credentials are not among them (they come from the
    * environment), so a `token` here is an unknown key.
    */
+  const budget = z.strictObject({
+    sessions: z.number().int().nonnegative().optional(),
+    sessionMinutes: z.number().nonnegative().optional(),
+    credits: z.number().int().nonnegative().optional(),
+  });
   const fixtureRemote = z
     .strictObject({
       ...sessionShape,
@@ -205,6 +210,7 @@ function build(z: typeof Z) {
       recordingTimeout: timeout,
       prewarm: z.union([z.literal(false), z.number().int().nonnegative()]).optional(),
       nonChromium: z.enum(['error', 'local']).optional(),
+      budget: budget.optional(),
     })
     .superRefine(sessionRules);
   const useBlock = z.looseObject({ remote: fixtureRemote.optional() }).optional();
@@ -248,6 +254,8 @@ function build(z: typeof Z) {
         checkCredentials: z.boolean().optional(),
         preflight: z.boolean().optional(),
         reap: z.boolean().optional(),
+        budget: budget.optional(),
+        usageReport: z.boolean().optional(),
       }),
     }),
   } as const;

@@ -27,6 +27,7 @@ import { createDebug } from '../http/debug.js';
 import { isNotFoundError } from '../http/errors.js';
 import { nodeCrypto } from '../http/node-builtins.js';
 import { describeEnd, inferEndReason, type SessionEnd, type SessionLimits } from './end-reason.js';
+import { recorder } from './metering.js';
 import type { LaunchRemoteOptions } from './options.js';
 import type { Slot } from './slots.js';
 import { toWireSession } from './to-wire.js';
@@ -155,6 +156,8 @@ export function serviceEnd(
   activity: Dropped['activity'],
 ): SessionEnd {
   const { sinceLeaseMs, launched, atMs } = activity;
+  // The service's own record of the session's minutes, read here anyway.
+  recorder.serviceRecord(id, session);
   const lastActivity = launched ? Date.parse(session.created_at) + sinceLeaseMs : atMs;
   return describeEnd(id, inferEndReason(session, limits, lastActivity), { limits });
 }

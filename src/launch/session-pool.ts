@@ -24,9 +24,14 @@
  *   why), a disconnected one goes the drop's way. A warm session whose connection dropped is
  *   checked whatever its idle time: one the service has ended is never re-attached.
  */
+
+import { isBudgetExceededError } from '../http/budget-exceeded.js';
 import { createDebug } from '../http/debug.js';
 import { isRateLimitError, RequestValidationError } from '../http/errors.js';
+import { sessionIdOf } from './browser-registry.js';
+import { Budget, type BudgetOptions } from './budget.js';
 import { LaunchError } from './errors.js';
+import { addPoolBudget, checkBudget, recorder } from './metering.js';
 import { REATTACH_ATTEMPTS } from './reconnect-window.js';
 
 const debug = createDebug('pool');
@@ -69,6 +74,12 @@ export interface SessionPoolOptions {
    * Default: 30 000 (30 s).
    */
   checkWarmAfterMs?: number;
+  /**
+   * The pool's own budget (its warm and on-demand sessions, counted in this process): a launch
+   * past it fails with BudgetExceededError before any request, warming stops, and its running
+   * sessions are ended when `sessionMinutes` are spent. Default: none.
+   */
+  budget?: BudgetOptions;
 }
 
 export interface SessionPoolStats {
@@ -162,12 +173,24 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   #stats = { created: 0, handedOut: 0, discarded: 0, reattached: 0 };
   /** Browsers handed out whose session may still be re-attached after a drop. */
   readonly #out = new Set<B>();
+  readonly #budget: Budget | undefined;
+  readonly #unbudget: (() => void) | undefined;
 
   constructor(
     driver: PoolDriver<B>,
-    options: { size: number; maxWarmAgeMs: number; checkWarmAfterMs?: number; now?: () => number },
+    options: {
+      size: number;
+      maxWarmAgeMs: number;
+      checkWarmAfterMs?: number;
+      now?: () => number;
+      budget?: BudgetOptions | undefined;
+    },
   ) {
     this.#driver = driver;
+    if (options.budget) {
+      this.#budget = new Budget(checkBudget('SessionPool', options.budget), 'pool');
+      this.#unbudget = addPoolBudget(this.#budget);
+    }
     this.#size = options.size;
     this.#maxWarmAgeMs = options.maxWarmAgeMs;
     this.#checkWarmAfterMs = options.checkWarmAfterMs ?? DEFAULT_CHECK_WARM_AFTER_MS;
@@ -208,11 +231,13 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
         await this.#discard(browser, 'pool closed');
         break;
       }
+      const id = sessionIdOf(browser);
+      if (id !== undefined) recorder.prewarm(id, 'used');
       return this.#handOut(browser);
     }
     if (this.#closed)
       throw new LaunchError('SessionPool: closed while launch() was waiting; nothing was launched');
-    const browser = await this.#driver.launch(true);
+    const browser = await this.#launchCounted(true);
     this.#stats.created++;
     this.#fill();
     return this.#handOut(browser);
@@ -222,6 +247,7 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       clearTimeout(this.#backoffTimer);
+      this.#unbudget?.();
       const warm = this.#warm.splice(0);
       await Promise.all(
         warm.map(async (entry) => {
@@ -349,7 +375,9 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
 
   async #warmOne(entry: Warm<B>): Promise<B | undefined> {
     try {
-      const browser = await this.#driver.launch(false);
+      const browser = await this.#launchCounted(false);
+      const id = sessionIdOf(browser);
+      if (id !== undefined) recorder.prewarm(id, 'unused');
       this.#stats.created++;
       this.#failures = 0;
       entry.readyAt = this.#now();
@@ -365,6 +393,9 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
       if (isRateLimitError(error) || isRateLimitError((error as Error).cause)) {
         debug('warming stopped: the account is at its session limit');
         this.#saturated = true;
+      } else if (isBudgetExceededError(error)) {
+        debug('warming stopped: a budget is spent');
+        this.#saturated = true;
       } else {
         this.#failures++;
         debug(`warming failed: ${(error as Error).message}`);
@@ -372,6 +403,21 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
       }
       return undefined;
     }
+  }
+
+  /** The driver's launch, counted in the pool's budget (refused before any request). */
+  async #launchCounted(waitForSlot: boolean): Promise<B> {
+    this.#budget?.reserveSession('SessionPool');
+    let browser: B;
+    try {
+      browser = await this.#driver.launch(waitForSlot);
+    } catch (error) {
+      this.#budget?.unreserveSession();
+      throw error;
+    }
+    const id = sessionIdOf(browser);
+    if (id !== undefined) this.#budget?.started(id);
+    return browser;
   }
 
   #remove(entry: Warm<B>): void {
@@ -398,7 +444,7 @@ export function createPool<B, O extends { idleTimeoutMinutes?: number | undefine
   launch: (options: O & { waitForSlot: boolean }) => Promise<B>,
   browsers: PooledBrowser<B, O>,
 ): RemoteSessionPool<B> {
-  const { size, maxWarmAgeMs, checkWarmAfterMs, ...rest } = options;
+  const { size, maxWarmAgeMs, checkWarmAfterMs, budget, ...rest } = options;
   const launchOptions = rest as unknown as O;
   const checked = checkPoolOptions('createSessionPool', {
     size,
@@ -415,6 +461,6 @@ export function createPool<B, O extends { idleTimeoutMinutes?: number | undefine
       reattach: (browser) => browsers.reattach(browser, launchOptions),
       launch: (waitForSlot) => launch({ ...launchOptions, waitForSlot }),
     },
-    checked,
+    { ...checked, budget },
   );
 }

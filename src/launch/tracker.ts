@@ -79,8 +79,10 @@ export interface TrackerObserver {
    * never holds neither, even for the moment before the session's lease opens.
    */
   create?(intent: CreateIntent, event: 'started' | 'settled', createdId?: string): void;
-  /** A session ended (or found gone), whichever path asked: nothing left to end. */
-  ended?(id: string): void;
+  /** A session ended (or found gone), whichever path asked: nothing left to end; `by` as in the ledger. */
+  ended?(id: string, by: EndedBy): void;
+  /** Handed over: the user keeps the session running (no longer ours, not ended). */
+  handedOver?(id: string): void;
 }
 
 /** How a DELETE ended: the session was deleted, or had already ended (404). */
@@ -325,6 +327,7 @@ export class SessionTracker {
   /** Handed over: the user keeps the session running; a later reap must not end it. */
   handedOver(lease: Lease): void {
     recordEnded(lease.id, 'kept');
+    this.#emit((o) => o.handedOver?.(lease.id));
     this.closed(lease);
   }
 
@@ -368,7 +371,7 @@ export class SessionTracker {
       this.#ends.delete(oldKey);
       this.#created.delete(oldId);
     }
-    this.#emit((o) => o.ended?.(id));
+    this.#emit((o) => o.ended?.(id, how === 'gone' ? 'gone' : by));
     return how;
   }
 

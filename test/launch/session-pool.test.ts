@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { isBudgetExceededError } from '../../src/http/budget-exceeded.js';
 import { setDebugSink } from '../../src/http/debug.js';
 import { RequestValidationError } from '../../src/http/errors.js';
+import { register } from '../../src/launch/browser-registry.js';
 import { LaunchError } from '../../src/launch/errors.js';
+import { recorder } from '../../src/launch/metering.js';
 import { checkPoolOptions, createPool, SessionPool } from '../../src/launch/session-pool.js';
 import { setEnv } from '../helpers/env.js';
 import { type FakeBrowser, fakeDriver, rateLimited, tick } from './pool-driver.js';
@@ -773,5 +776,69 @@ describe('createPool', () => {
     const taken = await pool.launch();
     expect(taken.id).toBe(1);
     await pool.close();
+  });
+});
+
+describe('SessionPool usage and budget', () => {
+  /** Gives each fake browser a session id, as a launch registers a real one. */
+  const withIds = (fake: ReturnType<typeof fakeDriver>, prefix: string) => {
+    const finish = fake.finish;
+    return (index = 0) => {
+      const id = `${prefix}-${fake.launched.length}`;
+      recorder.created(id);
+      const browser = finish(index);
+      register(browser, { info: { id } } as never);
+      return { browser, id };
+    };
+  };
+  const prewarmOf = (id: string) => recorder.usage().sessions.find((s) => s.id === id)?.prewarm;
+
+  it('marks a pre-warm taken by a caller as used, and one ended at close() as unused', async () => {
+    const fake = fakeDriver();
+    const finish = withIds(fake, 'warm-a');
+    const pool = new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000 });
+    const first = finish();
+    await tick();
+    expect(prewarmOf(first.id)).toBe('unused');
+    expect(await pool.launch()).toBe(first.browser);
+    expect(prewarmOf(first.id)).toBe('used');
+    const second = finish();
+    await tick();
+    await pool.close();
+    expect(second.browser.closes).toBe(1);
+    expect(prewarmOf(second.id)).toBe('unused');
+  });
+
+  it("refuses a launch past the pool's budget before the driver launches, and stops warming", async () => {
+    const fake = fakeDriver();
+    const finish = withIds(fake, 'budget-a');
+    const pool = new SessionPool(fake.driver, {
+      size: 1,
+      maxWarmAgeMs: 60_000,
+      budget: { sessions: 2 },
+    });
+    finish();
+    await tick();
+    await pool.launch();
+    finish();
+    await tick();
+    await pool.launch();
+    await tick();
+    expect(fake.pending).toHaveLength(0);
+    const error = await pool.launch().catch((e: unknown) => e);
+    expect(isBudgetExceededError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/^SessionPool: over the pool budget of 2 sessions/);
+    expect(fake.pending).toHaveLength(0);
+    expect(fake.launched).toHaveLength(2);
+    await pool.close();
+  });
+
+  it('checks its budget before anything is launched', () => {
+    const fake = fakeDriver();
+    expect(
+      () =>
+        new SessionPool(fake.driver, { size: 1, maxWarmAgeMs: 60_000, budget: { sessions: -1 } }),
+    ).toThrow('SessionPool: budget.sessions must be a whole number >= 0, got -1');
+    expect(fake.pending).toHaveLength(0);
   });
 });

@@ -10,6 +10,7 @@ import type { RateLimiter } from '../../http/rate-limiter.js';
 import { parseRequest } from '../../http/request-validation.js';
 import { Resource } from '../../http/resource.js';
 import type { Transport } from '../../http/transport.js';
+import { creditMeter, creditsOf } from '../credit-meter.js';
 import {
   type Batch,
   BatchSchema,
@@ -58,21 +59,34 @@ export class Queries extends Resource {
       body.platforms,
       this.#config.allowUnavailablePlatforms,
     );
-    return this.transport.request({
-      ...options,
-      method: 'POST',
-      path: '/llm/submit/',
-      body,
-      limiter: this.#config.submitLimiter,
-      schema: SubmitResponseSchema,
-      what: 'queries.submit',
-    });
+    // A budget refuses the submit here, before the request (BudgetExceededError).
+    const meter = creditMeter();
+    const credits = creditsOf(body);
+    meter?.reserve(credits, 'queries.submit');
+    let submitted: SubmitResponse;
+    try {
+      submitted = await this.transport.request({
+        ...options,
+        method: 'POST',
+        path: '/llm/submit/',
+        body,
+        limiter: this.#config.submitLimiter,
+        schema: SubmitResponseSchema,
+        what: 'queries.submit',
+      });
+    } catch (error) {
+      // Counted as not charged: a 402/400/403/429 charges nothing; a lost answer is unknown.
+      meter?.unreserve(credits);
+      throw error;
+    }
+    meter?.charged(submitted.request_id, credits);
+    return submitted;
   }
 
   /** Every row of a batch; each row has its own status. */
-  results(requestId: string, options: CallOptions = {}): Promise<Batch> {
+  async results(requestId: string, options: CallOptions = {}): Promise<Batch> {
     const segment = idSegment('queries.results', 'requestId', requestId);
-    return this.transport.request({
+    const batch = await this.transport.request({
       ...options,
       method: 'GET',
       path: `/llm/results/${segment}/`,
@@ -80,6 +94,11 @@ export class Queries extends Resource {
       schema: BatchSchema,
       what: `queries.results(${requestId})`,
     });
+    // A failed row's credit was refunded when it failed (account-api.md, result row states).
+    const meter = creditMeter();
+    for (const row of batch.results)
+      if (row.status === 'failed') meter?.refunded(requestId, row.id);
+    return batch;
   }
 
   /** Polls until no row is pending; resolves with the settled batch. */
