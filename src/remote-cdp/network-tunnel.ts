@@ -20,6 +20,7 @@ import type { Dispatcher } from 'undici';
 import { createDebug } from '../http/debug.js';
 import { loadUndici } from '../http/undici.js';
 import { type ExposedHosts, parseExposeNetwork } from './host-patterns.js';
+import { loopbackFirstLookup } from './loopback-names.js';
 import { mayReachClient } from './private-network.js';
 import type { PausedRequest, RemoteCdp } from './remote-cdp.js';
 
@@ -65,7 +66,8 @@ export async function startNetworkTunnel(
   const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return async () => {};
   const { Agent } = await loadUndici();
-  const agent = new Agent({ keepAliveTimeout: 10_000 });
+  // `localhost` names are this machine's loopback, never another machine's (loopback-names.ts).
+  const agent = new Agent({ keepAliveTimeout: 10_000, connect: { lookup: loopbackFirstLookup } });
   const inFlight = new AbortController();
   const removeInterceptor = await cdp.intercept({
     patterns: hosts.fetchPatterns,

@@ -30,7 +30,6 @@ export async function startRemoteFeatures(
   const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
   if (parseExposeNetwork(exposeNetwork).empty) return;
   const cdp = await remoteCdpFor(browser, open);
-  // The bridge first: it holds an exposed document until its page can bridge WebSockets.
   const stops = [
     await startWebSocketBridge(cdp, exposeNetwork),
     await startNetworkTunnel(cdp, exposeNetwork),
