@@ -5,9 +5,13 @@
  * `page.goto` of a dev server whose page opens its socket at once, in the session's own tab.
  */
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { defaultPage, launchRemote } from '../../src/playwright/index.js';
@@ -232,4 +236,71 @@ const poll = setInterval(() => {
       }
     });
   }
+});
+
+describe('A real Vite dev server on the client', () => {
+  let root: string;
+  let vite: ViteDevServer;
+  let origin: string;
+  const message = (text: string) =>
+    writeFile(
+      join(root, 'message.js'),
+      `export const message = '${text}';\ndocument.title = message;\nimport.meta.hot?.accept();\n`,
+    );
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'rb-vite-'));
+    await writeFile(
+      join(root, 'index.html'),
+      '<!doctype html><title>loading</title><script>window.loaded = (window.loaded ?? 0) + 1;</script><script type="module" src="/message.js"></script>',
+    );
+    await message('v1');
+    vite = await createViteServer({
+      root,
+      configFile: false,
+      logLevel: 'silent',
+      server: { host: '127.0.0.1', port: 0 },
+    });
+    await vite.listen();
+    origin = `http://localhost:${(vite.httpServer!.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    await vite.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  type HmrPage = { title(): Promise<string>; evaluate<T>(fn: () => T): Promise<T> };
+  /** The first load's HMR socket is up, and an edit on disk updates the page without a reload. */
+  const expectHotUpdate = async (page: HmrPage) => {
+    await expect.poll(() => page.title()).toBe('v1');
+    // Vite's client says "[vite] connected." once its socket opened; wait for the socket.
+    await expect
+      .poll(() => page.evaluate(() => performance.getEntriesByType('resource').length))
+      .toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await message('v2');
+    await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('v2');
+    expect(await page.evaluate(() => (window as { loaded?: number }).loaded)).toBe(1);
+  };
+
+  it('Playwright: the first load connects its HMR socket and an edit hot-updates the page', async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = defaultPage(browser);
+      await page.goto(`${origin}/`);
+      await expectHotUpdate(page);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('Puppeteer: the first load connects its HMR socket and an edit hot-updates the page', async () => {
+    const browser = await launchPuppeteer({ api });
+    try {
+      const [page] = await browser.pages();
+      await page!.goto(`${origin}/`);
+      await expectHotUpdate(page!);
+    } finally {
+      await browser.close();
+    }
+  });
 });
