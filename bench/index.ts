@@ -15,6 +15,7 @@ import { downloadRows } from './download.js';
 import { entryCostRows } from './entry-cost.js';
 import { isolationRows } from './isolation.js';
 import { launchRows } from './launch-rows.js';
+import { navigationRows } from './navigation.js';
 import { pollingRows } from './polling.js';
 import { prewarmRows } from './prewarm.js';
 import { remoteDownloadRows } from './remote-download.js';
@@ -42,6 +43,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P8', 'P8b'], run: () => tunnelRows() },
   { ids: ['P9'], run: () => remoteDownloadRows() },
   { ids: ['P10'], run: () => isolationRows(pairs) },
+  { ids: ['P11'], run: () => navigationRows() },
 ];
 
 const rows: Row[] = [];

@@ -24,22 +24,25 @@ export async function startDownloads(browser: Browser, downloadsPath?: string): 
   );
   const downloads = await RemoteDownloads.start(cdp, {
     policy: 'allowAndName',
+    // Paused only while a download can be received (see Receivers): a navigation pays nothing.
+    receiving: downloadsPath !== undefined,
     ...(downloadsPath !== undefined
-      ? { placement: async ({ guid }) => nodePath().join(downloadsPath, guid) }
+      ? { placement: { folder: downloadsPath, naming: 'guid' as const } }
       : {}),
   });
   browser.once('disconnected', () => void downloads.close());
-  bridgeDownloads(browser, downloads);
+  bridgeDownloads(browser, downloads, new Receivers(downloads, downloadsPath !== undefined));
+  await cdp.ready();
 }
 
 /** Makes every Download of `browser`'s pages, present and future, wait for its bytes. */
-function bridgeDownloads(browser: Browser, downloads: RemoteDownloads): void {
+function bridgeDownloads(browser: Browser, downloads: RemoteDownloads, receivers: Receivers): void {
   const contexts = new WeakSet<BrowserContext>();
   const follow = (context: BrowserContext) => {
     if (contexts.has(context)) return;
     contexts.add(context);
-    for (const page of context.pages()) followPage(page, downloads);
-    context.on('page', (page) => followPage(page, downloads));
+    for (const page of context.pages()) followPage(page, downloads, receivers);
+    context.on('page', (page) => followPage(page, downloads, receivers));
   };
   for (const context of browser.contexts()) follow(context);
   const { newContext } = browser;
@@ -52,8 +55,56 @@ function bridgeDownloads(browser: Browser, downloads: RemoteDownloads): void {
   };
 }
 
-function followPage(page: Page, downloads: RemoteDownloads): void {
+/**
+ * Whether anyone can receive a download: `downloadsPath`, or a `download` listener of the
+ * user's on a page (`page.on('download')`, `page.waitForEvent('download')`, …; Playwright's
+ * emitter announces each with `newListener`, synchronously, so document responses are paused
+ * before the user's next command reaches the browser). Without one, no document is paused.
+ */
+interface ListenerEvents {
+  on(event: 'newListener' | 'removeListener', listener: (event: string | symbol) => void): unknown;
+}
+
+class Receivers {
+  readonly #downloads: RemoteDownloads;
+  readonly #always: boolean;
+  /** Each followed page and the number of `download` listeners that are not the bridge's. */
+  readonly #pages = new Map<Page, number>();
+
+  constructor(downloads: RemoteDownloads, always: boolean) {
+    this.#downloads = downloads;
+    this.#always = always;
+  }
+
+  follow(page: Page): void {
+    const count = (change: number) => {
+      if (!this.#pages.has(page)) return;
+      this.#pages.set(page, Math.max(0, (this.#pages.get(page) ?? 0) + change));
+      this.#update();
+    };
+    this.#pages.set(page, 0);
+    // Playwright's client emitter (a copy of Node's) has these events; its typings do not list them.
+    const emitter = page as unknown as ListenerEvents;
+    emitter.on('newListener', (event) => {
+      if (event === 'download') count(1);
+    });
+    emitter.on('removeListener', (event) => {
+      if (event === 'download') count(-1);
+    });
+    page.once('close', () => {
+      this.#pages.delete(page);
+      this.#update();
+    });
+  }
+
+  #update(): void {
+    this.#downloads.receive(this.#always || [...this.#pages.values()].some((n) => n > 0));
+  }
+}
+
+function followPage(page: Page, downloads: RemoteDownloads, receivers: Receivers): void {
   page.on('download', (download) => bridge(download, downloads));
+  receivers.follow(page);
 }
 
 function bridge(download: Download, downloads: RemoteDownloads): void {

@@ -108,17 +108,20 @@ async function connect(
           ...(options.downloadsPath !== undefined ? { artifactsDir: options.downloadsPath } : {}),
         });
         try {
-          await startRemoteFeatures(
-            connected,
-            async () => cdpChannel(await connected.newBrowserCDPSession()),
-            options,
-          );
-          await startDownloads(connected, options.downloadsPath).catch((error: unknown) => {
-            throw new RemoteBrowserError(
-              `${what}: downloads could not be bridged: ${(error as Error).message}`,
-              { cause: error },
-            );
-          });
+          // Side by side: their setup commands go out together, one round trip for all.
+          await Promise.all([
+            startRemoteFeatures(
+              connected,
+              async () => cdpChannel(await connected.newBrowserCDPSession()),
+              options,
+            ),
+            startDownloads(connected, options.downloadsPath).catch((error: unknown) => {
+              throw new RemoteBrowserError(
+                `${what}: downloads could not be bridged: ${(error as Error).message}`,
+                { cause: error },
+              );
+            }),
+          ]);
         } catch (error) {
           await connected.close().catch(() => {});
           throw error;

@@ -26,10 +26,9 @@ import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
-import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { loadPuppeteer } from './load.js';
-import { startTransfers } from './transfers.js';
+import { openChannel, startTransfers } from './transfers.js';
 
 const debug = createDebug('puppeteer');
 
@@ -140,17 +139,16 @@ async function connect(
             : {}),
         });
         try {
-          await startRemoteFeatures(
-            connected,
-            async () => cdpChannel(await connected.target().createCDPSession()),
-            options,
-          );
-          await startTransfers(connected, options.downloadBehavior).catch((error: unknown) => {
-            throw new RemoteBrowserError(
-              `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
-              { cause: error },
-            );
-          });
+          // Side by side: their setup commands go out together, one round trip for all.
+          await Promise.all([
+            startRemoteFeatures(connected, () => openChannel(connected), options),
+            startTransfers(connected, options.downloadBehavior).catch((error: unknown) => {
+              throw new RemoteBrowserError(
+                `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
+                { cause: error },
+              );
+            }),
+          ]);
         } catch (error) {
           await connected.disconnect().catch(() => {});
           throw error;

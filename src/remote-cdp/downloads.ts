@@ -4,49 +4,38 @@
  * (Playwright copies from its artifacts folder, a Puppeteer user reads the `downloadPath`).
  *
  * How the bytes travel: a document response the browser will download (download-response.ts)
- * is paused at the Response stage on the browser-level session, its body read with
- * `Fetch.takeResponseBodyAsStream` + `IO.read` (a pull stream: memory stays at one chunk
- * whatever the size) into a staged file on the client, and only then handed to the browser,
- * emptied. So the bytes are never fetched again from Node (which would skip the session's proxy
- * and cookies), and by the time the browser names the download (`Browser.downloadWillBegin`)
- * they are on the client already. A `data:` URL carries its bytes in the event itself; a
- * `blob:` URL's live only in its page, which fetches it into a Blob that `IO.resolveBlob` +
- * `IO.read` stream out the same way (so a page that revokes the URL at once loses them).
+ * is paused at the Response stage on the browser-level session; its body is taken as a stream
+ * (`Fetch.takeResponseBodyAsStream`, nothing read yet) and the browser gets the response
+ * emptied, which it names at once (`Browser.downloadWillBegin`) and completes. Only then, once
+ * Chromium has decided it IS a download, are the bytes read into a staged file on the client
+ * (download-transfer.ts), capped at `maxDownloadBytes`, at most MAX_STAGING at once. A body the
+ * browser does not name within NAME_TIMEOUT_MS is dropped unread. The body of an exposed host's
+ * response (the tunnel served it from the client) is handed over the same way (`onServed`).
  *
- * The browser names a download after its response, and the emptied one completes at once, so
- * the staged file cannot be moved into place before the library hears "completed": the library
- * side waits for `deliver()` (Playwright's Download methods) or the bridge places each file as
- * soon as the download is named (`placement`, Puppeteer's `downloadBehavior`).
+ * Matching a name to its body: the request id of the paused response is held until the browser
+ * names a download of that URL, and one response per URL is held at a time (the next waits), so
+ * the name Chromium gives belongs to exactly that request (two POST exports to one URL cannot
+ * swap bodies). A `data:` URL carries its bytes in the event itself; a `blob:` URL's are read in
+ * the frame that made it.
+ *
+ * Names from outside (download-names.ts): a `guid` that is not a UUID fails the download; a file
+ * placed by suggested name gets a safe base name, stays inside its folder, and never replaces a
+ * file there.
  */
 import { createDebug } from '../http/debug.js';
-import { RemoteBrowserError } from '../http/errors.js';
-import {
-  nodeCrypto,
-  nodeFs,
-  nodeFsPromises,
-  nodeOs,
-  nodePath,
-  nodeStream,
-} from '../http/node-builtins.js';
-import { emptiedHeaders, isDownloadResponse } from './download-response.js';
-import type { PausedRequest, RemoteCdp } from './remote-cdp.js';
-import { attachToTarget } from './target-session.js';
+import { nodeFsPromises, nodeOs, nodePath } from '../http/node-builtins.js';
+import { DownloadCapture } from './download-capture.js';
+import { claimFreeName, isGuid, isInside, moveExclusive, safeFileName } from './download-names.js';
+import { DownloadTransferError } from './download-transfer.js';
+import type { RemoteCdp } from './remote-cdp.js';
+
+export { MAX_STAGING, NAME_TIMEOUT_MS } from './download-capture.js';
+export { DownloadTooLargeError, DownloadTransferError } from './download-transfer.js';
 
 const debug = createDebug('remote-cdp:downloads');
 
-/**
- * Bytes asked of the browser per `IO.read`: one chunk is all the client holds at a time. Bench
- * P9 (200 MB on a loaded 2-core machine): 256 KB halves the RSS growth but is slow enough that a
- * 200 MB download missed `waitForEvent('download')`'s 30 s; 4 MB is ~20% faster with twice the
- * growth (V8 collects the base64 strings late).
- */
-const CHUNK_BYTES = 1024 * 1024;
-
-/** What the download bridge needs of the browser-level session (a RemoteCdp). */
-export type DownloadsHost = Pick<
-  RemoteCdp,
-  'send' | 'on' | 'intercept' | 'targets' | 'clientResponseSink'
->;
+/** Default of `maxDownloadBytes`: 1 GiB. */
+export const DEFAULT_MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
 
 /** `Browser.downloadWillBegin`. */
 export interface DownloadBegin {
@@ -54,11 +43,6 @@ export interface DownloadBegin {
   url: string;
   frameId: string;
   suggestedFilename: string;
-}
-
-/** A download whose bytes did not reach the client (the message says why). */
-export class DownloadTransferError extends RemoteBrowserError {
-  override name = 'DownloadTransferError';
 }
 
 export interface RemoteDownloadsOptions {
@@ -69,10 +53,20 @@ export interface RemoteDownloadsOptions {
    */
   policy: 'allow' | 'allowAndName' | 'deny' | 'default';
   /**
-   * Where a named download's file goes on the client as soon as the browser names it; nothing
-   * (the default) keeps it staged until `deliver()` asks for it.
+   * A folder where every download's file goes as soon as its bytes are here, named by its guid
+   * (`'guid'`) or by the browser's suggested name made safe (`'suggested'`, never replacing a
+   * file). Nothing (the default) keeps it staged until `deliver()` asks for it.
    */
-  placement?: (begin: DownloadBegin) => Promise<string>;
+  placement?: { folder: string; naming: 'guid' | 'suggested' };
+  /**
+   * Whether to pause document responses from the start (`receive()` changes it later). Only a
+   * paused response can be brought to the client, but a paused navigation costs a round trip:
+   * Playwright turns it on only while a page has a `download` listener (or with
+   * `downloadsPath`). Default: true.
+   */
+  receiving?: boolean;
+  /** The largest download brought to the client, in bytes. Default: 1 GiB (DEFAULT_MAX_DOWNLOAD_BYTES). */
+  maxDownloadBytes?: number;
 }
 
 /** A download the browser has named. */
@@ -83,74 +77,91 @@ interface Named {
   canceled?: boolean;
 }
 
-interface Waiter {
-  resolve(record: Named): void;
-  reject(error: Error): void;
-}
-
 export class RemoteDownloads {
-  readonly #host: DownloadsHost;
+  readonly #host: RemoteCdp;
   readonly #staging: string;
-  readonly #placement: RemoteDownloadsOptions['placement'];
-  /** Bodies read before the browser named their download, by URL, oldest first. */
-  readonly #captured = new Map<string, Promise<string>[]>();
+  readonly #options: RemoteDownloadsOptions;
+  readonly #capture: DownloadCapture;
   readonly #records = new Map<string, Named>();
   readonly #deliveries = new Map<string, Promise<void>>();
-  readonly #waiters = new Map<string, Waiter[]>();
+  readonly #waiters = new Map<string, { resolve(r: Named): void; reject(e: Error): void }[]>();
+  /** Empty files claimFreeName() made for a name: the one kind of file a delivery replaces. */
+  readonly #claimed = new Set<string>();
   readonly #stop: (() => void)[] = [];
-  #uninterceptor: (() => Promise<void>) | undefined;
+  #unintercept: (() => Promise<void>) | undefined;
   #closed: Promise<void> | undefined;
 
-  private constructor(host: DownloadsHost, staging: string, options: RemoteDownloadsOptions) {
+  private constructor(host: RemoteCdp, staging: string, options: RemoteDownloadsOptions) {
     this.#host = host;
     this.#staging = staging;
-    this.#placement = options.placement;
+    this.#options = options;
+    this.#capture = new DownloadCapture(
+      host,
+      staging,
+      options.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
+    );
   }
 
-  /** Starts bridging the browser's downloads; `close()` stops and removes what is staged. */
-  static async start(
-    host: DownloadsHost,
-    options: RemoteDownloadsOptions,
-  ): Promise<RemoteDownloads> {
+  /**
+   * Starts bridging the browser's downloads; `close()` stops and removes what is staged. Its
+   * commands join the session's setup batch: `host.ready()` waits for them.
+   */
+  static async start(host: RemoteCdp, options: RemoteDownloadsOptions): Promise<RemoteDownloads> {
     const staging = await nodeFsPromises().mkdtemp(
       nodePath().join(nodeOs().tmpdir(), 'remote-browser-downloads-'),
     );
     const downloads = new RemoteDownloads(host, staging, options);
-    try {
-      await downloads.#begin(options.policy);
-    } catch (error) {
-      await downloads.close();
-      throw error;
-    }
+    downloads.#begin(options.policy);
     return downloads;
   }
 
-  async #begin(policy: RemoteDownloadsOptions['policy']): Promise<void> {
+  #begin(policy: RemoteDownloadsOptions['policy']): void {
     this.#stop.push(
-      this.#host.on('Browser.downloadWillBegin', (e: DownloadBegin) => this.#onNamed(e)),
-      this.#host.on('Browser.downloadProgress', (e: { guid: string; state: string }) => {
+      this.#host.on('Browser.downloadWillBegin', (e) => this.#onNamed(e)),
+      this.#host.on('Browser.downloadProgress', (e) => {
         if (e.state === 'canceled') this.#canceled(e.guid);
       }),
     );
     // The remote path only receives the emptied files; the staging folder's name is as good
     // as any (Chromium creates it on the remote machine).
-    await this.#host.send('Browser.setDownloadBehavior', {
-      behavior: policy,
-      ...(policy === 'allow' || policy === 'allowAndName' ? { downloadPath: this.#staging } : {}),
-      eventsEnabled: true,
+    void this.#host.setup({
+      method: 'Browser.setDownloadBehavior',
+      params: {
+        behavior: policy,
+        ...(policy === 'allow' || policy === 'allowAndName' ? { downloadPath: this.#staging } : {}),
+        eventsEnabled: true,
+      },
     });
     if (policy === 'deny' || policy === 'default') return;
-    this.#host.clientResponseSink = (event, status, headers, body) =>
-      this.#served(event, status, headers, body);
-    this.#uninterceptor = await this.#host.intercept({
+    this.#stop.push(() => this.receive(false));
+    this.receive(this.#options.receiving ?? true);
+  }
+
+  /**
+   * Whether document responses are paused to learn if they are downloads (see
+   * RemoteDownloadsOptions.receiving). The change is sent at once, before any later command of
+   * the caller's connection, and is not awaited.
+   */
+  receive(on: boolean): void {
+    if (on === (this.#unintercept !== undefined) || (on && this.#closed)) return;
+    if (!on) {
+      const remove = this.#unintercept;
+      this.#unintercept = undefined;
+      void remove?.().catch(() => {});
+      return;
+    }
+    this.#unintercept = this.#host.intercept({
+      role: 'downloads',
       patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }],
-      onPaused: (event) => this.#paused(event),
+      onPaused: (event) => this.#capture.onPaused(event),
+      onServed: (event, response) => this.#capture.onServed(event, response),
     });
   }
 
   /**
    * Puts the download's bytes at `destination` once they are all on the client (the same call
-   * again returns the same promise). Rejects with DownloadTransferError when they are not.
+   * again returns the same promise); never replaces a file there. Rejects with
+   * DownloadTransferError when the bytes did not all arrive.
    */
   deliver(guid: string, destination: string): Promise<void> {
     let delivered = this.#deliveries.get(guid);
@@ -158,13 +169,7 @@ export class RemoteDownloads {
       delivered = (async () => {
         const staged = await (await this.#named(guid)).staged;
         await nodeFsPromises().mkdir(nodePath().dirname(destination), { recursive: true });
-        await nodeFsPromises()
-          .rename(staged, destination)
-          .catch(async (error: NodeJS.ErrnoException) => {
-            if (error.code !== 'EXDEV') throw error;
-            await nodeFsPromises().copyFile(staged, destination);
-            await nodeFsPromises().unlink(staged);
-          });
+        await moveExclusive(staged, destination, this.#claimed.delete(destination));
       })();
       delivered.catch(() => {});
       this.#deliveries.set(guid, delivered);
@@ -187,210 +192,61 @@ export class RemoteDownloads {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       for (const stop of this.#stop.splice(0)) stop();
-      this.#host.clientResponseSink = undefined;
-      for (const waiters of this.#waiters.values())
-        for (const w of waiters)
-          w.reject(new DownloadTransferError('the browser disconnected before the download began'));
+      this.#capture.clear();
+      const gone = new DownloadTransferError('the browser disconnected before the download began');
+      for (const waiters of this.#waiters.values()) for (const w of waiters) w.reject(gone);
       this.#waiters.clear();
-      await this.#uninterceptor?.().catch(() => {});
       await nodeFsPromises().rm(this.#staging, { recursive: true, force: true });
     })();
     return this.#closed;
   }
 
   /** The record of `guid` once the browser has named it. */
-  #named(guid: string): Promise<Named> {
+  async #named(guid: string): Promise<Named> {
     const known = this.#records.get(guid);
-    if (known) return Promise.resolve(known);
+    if (known) return known;
     if (this.#closed)
-      return Promise.reject(
-        new DownloadTransferError('the browser disconnected before the download began'),
-      );
-    return new Promise((resolve, reject) => {
+      throw new DownloadTransferError('the browser disconnected before the download began');
+    return new Promise<Named>((resolve, reject) => {
       const list = this.#waiters.get(guid) ?? [];
       list.push({ resolve, reject });
       this.#waiters.set(guid, list);
     });
   }
 
-  async #paused(event: PausedRequest): Promise<boolean> {
-    if (!isDownloadResponse(event)) return false;
-    let stream: string;
-    try {
-      ({ stream } = await this.#host.send<{ stream: string }>('Fetch.takeResponseBodyAsStream', {
-        requestId: event.requestId,
-      }));
-    } catch (error) {
-      debug(`cannot stream ${event.request.url}: ${(error as Error).message}`);
-      return false;
-    }
-    const staged = this.#read((m, p) => this.#host.send(m, p), stream, event.request.url);
-    staged.catch(() => {});
-    this.#queue(event.request.url, staged);
-    // Whatever arrived, the browser gets its response: a failed read fails the download on the
-    // client side (failure()), as a network error would on a local browser.
-    await staged.catch(() => {});
-    await this.#host.send('Fetch.fulfillRequest', {
-      requestId: event.requestId,
-      responseCode: event.responseStatusCode,
-      ...(event.responseStatusText ? { responsePhrase: event.responseStatusText } : {}),
-      responseHeaders: emptiedHeaders(event.responseHeaders),
-      body: '',
-    });
-    return true;
-  }
-
-  /**
-   * A response the client served itself (an exposed host): when it is a download, its body is
-   * already here, so it goes straight to a staged file and the browser gets it emptied.
-   */
-  async #served(
-    event: PausedRequest,
-    status: number,
-    headers: { name: string; value: string }[],
-    body: AsyncIterable<Buffer>,
-  ): Promise<boolean> {
-    const response = { ...event, responseStatusCode: status, responseHeaders: headers };
-    if (!isDownloadResponse(response)) return false;
-    const path = nodePath().join(this.#staging, `${nodeCrypto().randomUUID()}.part`);
-    const staged = nodeStream()
-      .promises.pipeline(nodeStream().Readable.from(body), nodeFs().createWriteStream(path))
-      .then(
-        () => path,
-        (error: unknown) => {
-          throw new DownloadTransferError(
-            `download of ${event.request.url} failed while its bytes came from the client's network: ${(error as Error).message}`,
-            { cause: error },
-          );
-        },
-      );
-    staged.catch(() => {});
-    this.#queue(event.request.url, staged);
-    await staged.catch(() => {});
-    await this.#host.send('Fetch.fulfillRequest', {
-      requestId: event.requestId,
-      responseCode: status,
-      responseHeaders: emptiedHeaders(headers),
-      body: '',
-    });
-    return true;
-  }
-
-  #queue(url: string, staged: Promise<string>): void {
-    const queue = this.#captured.get(url) ?? [];
-    queue.push(staged);
-    this.#captured.set(url, queue);
-  }
-
-  /** Reads a stream of the browser (`IO.read`) into a staged file; resolves with its path. */
-  async #read(
-    send: <T>(method: string, params?: object) => Promise<T>,
-    stream: string,
-    url: string,
-  ): Promise<string> {
-    const path = nodePath().join(this.#staging, `${nodeCrypto().randomUUID()}.part`);
-    const file = await nodeFsPromises().open(path, 'w');
-    try {
-      for (;;) {
-        const chunk = await send<{
-          data: string;
-          base64Encoded?: boolean;
-          eof: boolean;
-        }>('IO.read', { handle: stream, size: CHUNK_BYTES });
-        if (chunk.data.length > 0)
-          await file.write(Buffer.from(chunk.data, chunk.base64Encoded ? 'base64' : 'utf8'));
-        if (chunk.eof) break;
-      }
-    } catch (error) {
-      await nodeFsPromises()
-        .unlink(path)
-        .catch(() => {});
-      throw new DownloadTransferError(
-        `download of ${url} failed while its bytes came over CDP: ${(error as Error).message}`,
-        { cause: error },
-      );
-    } finally {
-      await file.close();
-      await send('IO.close', { handle: stream }).catch(() => {});
-    }
-    return path;
-  }
-
   #onNamed(begin: DownloadBegin): void {
-    const staged = this.#source(begin);
+    const staged = isGuid(begin.guid)
+      ? this.#capture.stage(begin)
+      : Promise.reject(
+          new DownloadTransferError(
+            `a download was named with a guid that is not one (${JSON.stringify(begin.guid.slice(0, 80))}): refused`,
+          ),
+        );
     staged.catch(() => {});
     const record: Named = { begin, staged };
     this.#records.set(begin.guid, record);
     for (const waiter of this.#waiters.get(begin.guid) ?? []) waiter.resolve(record);
     this.#waiters.delete(begin.guid);
-    const placement = this.#placement;
-    if (placement) {
-      placement(begin)
-        .then((destination) => this.deliver(begin.guid, destination))
-        .catch((error: unknown) =>
-          debug(`download ${begin.suggestedFilename} not placed: ${(error as Error).message}`),
-        );
+    const placement = this.#options.placement;
+    if (placement && isGuid(begin.guid)) {
+      void this.#place(begin, placement).catch((error: unknown) =>
+        debug(`download ${begin.guid} not placed: ${(error as Error).message}`),
+      );
     }
   }
 
-  /** Where the bytes of a named download come from. */
-  #source(begin: DownloadBegin): Promise<string> {
-    if (begin.url.startsWith('data:')) return this.#fromDataUrl(begin.url);
-    if (begin.url.startsWith('blob:')) return this.#fromBlobUrl(begin);
-    const queue = this.#captured.get(begin.url);
-    const staged = queue?.shift();
-    if (queue && queue.length === 0) this.#captured.delete(begin.url);
-    if (staged) return staged;
-    return Promise.reject(
-      new DownloadTransferError(
-        `download of ${begin.url}: its response was not one the browser is known to download, so its bytes stayed on the remote machine; see https://github.com/remote-browser/remote-browser/blob/main/docs/remote.md`,
-      ),
-    );
-  }
-
-  /**
-   * A `blob:` URL's bytes exist only in the page that made it: the page fetches its own URL into
-   * a Blob, which `IO.resolveBlob` + `IO.read` stream out like a response body.
-   */
-  async #fromBlobUrl(begin: DownloadBegin): Promise<string> {
-    const targets = this.#host.targets;
-    const candidates = targets.has(begin.frameId)
-      ? [begin.frameId]
-      : [...targets.values()].filter((t) => t.type === 'page').map((t) => t.targetId);
-    for (const targetId of candidates) {
-      const target = await attachToTarget(this.#host, targetId).catch(() => undefined);
-      if (!target) continue;
-      try {
-        const evaluated = await target.send<{
-          result: { objectId?: string };
-          exceptionDetails?: unknown;
-        }>('Runtime.evaluate', {
-          expression: `fetch(${JSON.stringify(begin.url)}).then((r) => r.blob())`,
-          awaitPromise: true,
-        });
-        const objectId = evaluated.exceptionDetails ? undefined : evaluated.result.objectId;
-        if (!objectId) continue;
-        const { uuid } = await target.send<{ uuid: string }>('IO.resolveBlob', { objectId });
-        return await this.#read(target.send, `blob:${uuid}`, begin.url);
-      } finally {
-        await target.detach();
-      }
-    }
-    throw new DownloadTransferError(
-      `download of a blob: URL (${begin.suggestedFilename}): no page has it any more (revoked before its bytes could be read over CDP); see https://github.com/remote-browser/remote-browser/blob/main/docs/remote.md`,
-    );
-  }
-
-  async #fromDataUrl(url: string): Promise<string> {
-    const path = nodePath().join(this.#staging, `${nodeCrypto().randomUUID()}.part`);
-    // fetch() of a data: URL decodes it in-process (no network).
-    const response = await fetch(url);
-    if (!response.body) throw new DownloadTransferError('download of a data: URL without a body');
-    await nodeStream().promises.pipeline(
-      nodeStream().Readable.fromWeb(response.body as never),
-      nodeFs().createWriteStream(path),
-    );
-    return path;
+  async #place(
+    begin: DownloadBegin,
+    placement: NonNullable<RemoteDownloadsOptions['placement']>,
+  ): Promise<void> {
+    await this.#named(begin.guid).then((r) => r.staged);
+    const destination =
+      placement.naming === 'guid'
+        ? nodePath().join(placement.folder, begin.guid)
+        : await claimFreeName(placement.folder, safeFileName(begin.suggestedFilename));
+    if (placement.naming === 'suggested') this.#claimed.add(destination);
+    if (!isInside(placement.folder, destination)) throw new Error('outside its folder');
+    await this.deliver(begin.guid, destination);
   }
 
   #canceled(guid: string): void {

@@ -16,13 +16,15 @@
  * ends (Server-Sent Events) cannot be served; both are answered with a 502 whose body says why,
  * and a warning.
  */
+import type { Protocol } from 'devtools-protocol';
 import type { Dispatcher } from 'undici';
 import { createDebug } from '../http/debug.js';
 import { loadUndici } from '../http/undici.js';
+import type { HeaderEntry, PausedRequest } from './fetch-interception.js';
 import { type ExposedHosts, parseExposeNetwork } from './host-patterns.js';
 import { loopbackFirstLookup } from './loopback-names.js';
 import { mayReachClient } from './private-network.js';
-import type { PausedRequest, RemoteCdp } from './remote-cdp.js';
+import type { RemoteCdp } from './remote-cdp.js';
 
 const debug = createDebug('expose-network');
 
@@ -42,7 +44,7 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** A Node network error → the net error a local browser would have shown. */
-const NET_ERRORS: Record<string, string> = {
+const NET_ERRORS: Record<string, Protocol.Network.ErrorReason> = {
   ECONNREFUSED: 'ConnectionRefused',
   ECONNRESET: 'ConnectionReset',
   ENOTFOUND: 'NameNotResolved',
@@ -57,7 +59,7 @@ const warned = new Set<string>();
 
 /**
  * Starts serving the exposed hosts of `exposeNetwork` (already validated) from this machine.
- * Resolves once Chromium pauses them; the returned function stops the tunnel.
+ * Its `Fetch.enable` joins the setup batch (`cdp.ready()`); the returned function stops it.
  */
 export async function startNetworkTunnel(
   cdp: RemoteCdp,
@@ -69,7 +71,8 @@ export async function startNetworkTunnel(
   // `localhost` names are this machine's loopback, never another machine's (loopback-names.ts).
   const agent = new Agent({ keepAliveTimeout: 10_000, connect: { lookup: loopbackFirstLookup } });
   const inFlight = new AbortController();
-  const removeInterceptor = await cdp.intercept({
+  const removeInterceptor = cdp.intercept({
+    role: 'network-tunnel',
     patterns: hosts.fetchPatterns,
     onPaused: (event) => serve(cdp, hosts, agent, inFlight.signal, event),
   });
@@ -126,9 +129,15 @@ async function serve(
     await explain(cdp, requestId, 'Server-Sent Events (text/event-stream) never end');
     return true;
   }
-  // A download is kept on the client by the download bridge (downloads.ts), streamed, unlimited.
-  const sink = cdp.clientResponseSink;
-  if (sink && (await sink(event, response.statusCode, headers, response.body))) return true;
+  // A download is kept on the client by the download bridge (downloads.ts), streamed: the
+  // features after the tunnel in INTERCEPT_ORDER see the response before its body is read.
+  const served = {
+    status: response.statusCode,
+    headers,
+    body: response.body,
+    cancel: () => response.body.destroy(),
+  };
+  if (await cdp.offerServed('network-tunnel', event, served)) return true;
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -174,10 +183,8 @@ function forwardable(entries: [string, string][]): Record<string, string> {
   return headers;
 }
 
-function responseHeaders(
-  headers: Record<string, string | string[] | undefined>,
-): { name: string; value: string }[] {
-  const list: { name: string; value: string }[] = [];
+function responseHeaders(headers: Record<string, string | string[] | undefined>): HeaderEntry[] {
+  const list: HeaderEntry[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) list.push({ name, value: one });

@@ -1,124 +1,126 @@
 /**
  * Remote CDP: what the library does over the CDP connection it already has, for both Playwright
  * and Puppeteer, on ONE browser-level CDP session per connected browser (see cdp-channel.ts for
- * what an adapter provides). Features (the exposeNetwork tunnel, downloads, uploads) share it:
+ * what an adapter provides). Features (the exposeNetwork tunnel, the WebSocket bridge,
+ * downloads, uploads, geo overrides) share it:
  *
  * - `remoteCdpFor(browser, open)` opens the session once per native browser and returns the
  *   same `RemoteCdp` to every feature that asks; `close()` ends it with the browser.
+ * - Every `send` and `on` is typed from `devtools-protocol` (CdpSession); every event handler
+ *   runs behind the dispatch guard (guardListener): nothing a page, the service or a closed
+ *   connection does makes a handler's exception reach the user's process.
  * - `targets` follows every target of the browser (pages, popups, OOPIF iframes, workers,
  *   service workers) with `Target.setDiscoverTargets`, so a feature can tell a top-level page
  *   (`isPageFrame`) from a frame inside one and knows each target's current URL.
- * - `intercept()` is the one owner of the `Fetch` domain on the session: features register
- *   patterns and a handler, the session enables the union of all patterns (so a request no
- *   feature asked for is never paused) and hands each paused request to the first feature
- *   whose patterns match it; one that no feature answers is continued.
+ * - `intercept()` is the one owner of the `Fetch` domain (fetch-interception.ts): the union of
+ *   the features' patterns, dispatched in the fixed INTERCEPT_ORDER, with the tunnel → downloads
+ *   hand-off of served responses (`offerServed`).
+ * - `attach(targetId)` is the one way into a target (target-session.ts).
  *
- * Why browser level and not a session per target: Playwright's `newBrowserCDPSession()` drops
- * the messages of flattened child sessions (its connection routes only sessions it created),
- * and Chromium refuses non-flat auto-attach at browser level ("Only flatten protocol is
- * supported with browser level auto-attach"). The browser target's `Fetch` domain sees every
- * request of every target (frames, OOPIFs, dedicated, shared and service workers) from the
- * moment it is enabled, so no target has to be held at start with `waitForDebuggerOnStart`,
- * and it acts after every page-level interception: Playwright's `page.route()`/`context.route()`
- * and Puppeteer's request interception see a request first, and the browser level sees only
- * what they continue.
+ * Setup in one round trip, and the extension points for a feature (geo overrides, …):
+ * - Session-wide setup: `setup(...calls)` sends the calls at once, without waiting for the
+ *   answer of any other; `Target.setDiscoverTargets` (open) and every `Fetch.enable` of
+ *   `intercept()` join the same batch. A feature adds its browser-level commands with
+ *   `setup()` while starting and does not await them; the adapter awaits `ready()` once, after
+ *   every feature has started, so the whole start costs one round trip.
+ * - Per-target setup: `addTargetSetup(contribution)` registers a function that gives the
+ *   commands a target needs when a session attaches to it (e.g.
+ *   `Emulation.setTimezoneOverride`, `Emulation.setLocaleOverride`,
+ *   `Emulation.setGeolocationOverride`, `Network.setUserAgentOverride` with `acceptLanguage`).
+ *   `attach()` sends every contribution's commands together as the session's first commands,
+ *   before any command of the feature that attached; a target held by the feature that
+ *   attaches it (a paused document request, a target waiting for the debugger) runs its first
+ *   script only after them.
+ *
+ * Why browser level and not a flat session per target: Playwright's `newBrowserCDPSession()`
+ * drops the messages of flattened child sessions (its connection routes only sessions it
+ * created), and Chromium refuses non-flat auto-attach at browser level ("Only flatten protocol
+ * is supported with browser level auto-attach"). The browser target's `Fetch` domain sees every
+ * request of every target from the moment it is enabled, and it acts after every page-level
+ * interception: Playwright's `page.route()`/`context.route()` and Puppeteer's request
+ * interception see a request first, and the browser level sees only what they continue.
  */
+import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
-import type { CdpChannel, CdpListener } from './cdp-channel.js';
-import { urlPatternMatches } from './url-pattern.js';
+import {
+  type CdpCall,
+  type CdpChannel,
+  type CdpCommand,
+  type CdpEvent,
+  type CdpListener,
+  type CdpParams,
+  type CdpResult,
+  type CdpSession,
+  guardListener,
+  sendAll,
+} from './cdp-channel.js';
+import {
+  FetchInterception,
+  type FetchInterceptor,
+  type InterceptorRole,
+  type PausedRequest,
+  type ServedResponse,
+} from './fetch-interception.js';
+import { TargetSession, TargetSessionClosedError } from './target-session.js';
 
 const debug = createDebug('remote-cdp');
 
+export type {
+  FetchInterceptor,
+  FetchPattern,
+  HeaderEntry,
+  InterceptorRole,
+  PausedRequest,
+  ServedResponse,
+} from './fetch-interception.js';
+
 /** One target of the browser, as `Target.targetInfoChanged` last described it. */
-export interface RemoteTarget {
-  targetId: string;
-  /** `page`, `iframe` (an out-of-process frame), `worker`, `shared_worker`, `service_worker`, … */
-  type: string;
-  url: string;
-  openerId?: string;
-  browserContextId?: string;
-}
+export type RemoteTarget = Protocol.Target.TargetInfo;
 
-/** `Fetch.RequestPattern`. */
-export interface FetchPattern {
-  urlPattern: string;
-  resourceType?: string;
-  requestStage?: 'Request' | 'Response';
-}
+/** A feature's per-target setup: the commands `target` gets when a session attaches to it. */
+export type TargetSetup = (target: RemoteTarget | undefined, targetId: string) => CdpCall[];
 
-/** `Fetch.requestPaused`'s params (the fields remote CDP features read). */
-export interface PausedRequest {
-  requestId: string;
-  request: {
-    url: string;
-    urlFragment?: string;
-    method: string;
-    headers: Record<string, string>;
-    postData?: string;
-    hasPostData?: boolean;
-    postDataEntries?: { bytes?: string }[];
-  };
-  frameId: string;
-  resourceType: string;
-  responseErrorReason?: string;
-  responseStatusCode?: number;
-  responseStatusText?: string;
-  responseHeaders?: { name: string; value: string }[];
-  networkId?: string;
-  redirectedRequestId?: string;
-}
-
-/** A feature's claim on paused requests. */
-export interface FetchInterceptor {
-  /** The requests to pause for this feature; nothing else is paused on its behalf. */
-  patterns: FetchPattern[];
-  /**
-   * Called for each paused request that matches `patterns`. Resolve `true` after answering it
-   * (`Fetch.fulfillRequest`, `failRequest`, `continueRequest`, …), `false` to pass it on to the
-   * next feature (and at the end, to be continued unchanged).
-   */
-  onPaused(event: PausedRequest): Promise<boolean>;
-}
-
-export class RemoteCdp {
+export class RemoteCdp implements CdpSession {
   readonly #channel: CdpChannel;
   readonly #targets = new Map<string, RemoteTarget>();
-  readonly #interceptors: FetchInterceptor[] = [];
-  #fetchEnabled = false;
-  #closed: Promise<void> | undefined;
+  readonly #fetch: FetchInterception;
+  readonly #targetSetup: TargetSetup[] = [];
+  readonly #sessions = new Map<string, TargetSession>();
+  /** Setup calls sent and not answered yet (ready() waits for them). */
+  readonly #inFlight = new Set<Promise<unknown>>();
   readonly #unsubscribe: (() => void)[] = [];
-
-  /**
-   * Set by the download bridge: offered each response the client serves itself (the tunnel),
-   * before its body is read; resolves `true` once it answered the request (a download, whose
-   * body it keeps on the client), `false` to leave the response to the caller.
-   */
-  clientResponseSink:
-    | ((
-        event: PausedRequest,
-        status: number,
-        headers: { name: string; value: string }[],
-        body: AsyncIterable<Buffer>,
-      ) => Promise<boolean>)
-    | undefined;
+  #setupFailure: Error | undefined;
+  #closed: Promise<void> | undefined;
 
   private constructor(channel: CdpChannel) {
     this.#channel = channel;
+    this.#fetch = new FetchInterception((method, ...params) => this.send(method, ...params));
   }
 
-  /** Starts following the browser's targets on `channel`; see remoteCdpFor() for sharing. */
-  static async open(channel: CdpChannel): Promise<RemoteCdp> {
+  /**
+   * Starts following the browser's targets on `channel`; see remoteCdpFor() for sharing. Sends
+   * `Target.setDiscoverTargets` as part of the setup batch: `ready()` waits for it.
+   */
+  static open(channel: CdpChannel): RemoteCdp {
     const cdp = new RemoteCdp(channel);
     const set = (info: RemoteTarget) => cdp.#targets.set(info.targetId, info);
     cdp.#unsubscribe.push(
-      cdp.on('Target.targetCreated', (e: { targetInfo: RemoteTarget }) => set(e.targetInfo)),
-      cdp.on('Target.targetInfoChanged', (e: { targetInfo: RemoteTarget }) => set(e.targetInfo)),
-      cdp.on('Target.targetDestroyed', (e: { targetId: string }) =>
-        cdp.#targets.delete(e.targetId),
-      ),
-      cdp.on('Fetch.requestPaused', (e: PausedRequest) => void cdp.#dispatch(e)),
+      cdp.on('Target.targetCreated', (e) => set(e.targetInfo)),
+      cdp.on('Target.targetInfoChanged', (e) => set(e.targetInfo)),
+      cdp.on('Target.targetDestroyed', (e) => cdp.#targets.delete(e.targetId)),
+      cdp.on('Fetch.requestPaused', (e) => cdp.#fetch.dispatch(e)),
+      cdp.on('Target.receivedMessageFromTarget', (e) => {
+        if (e.sessionId) cdp.#sessions.get(e.sessionId)?.receive(e.message);
+      }),
+      cdp.on('Target.detachedFromTarget', (e) => {
+        if (!e.sessionId) return;
+        cdp.#sessions
+          .get(e.sessionId)
+          ?.close(new TargetSessionClosedError(`target ${e.targetId ?? ''} went away`));
+        cdp.#sessions.delete(e.sessionId);
+      }),
     );
-    await channel.send('Target.setDiscoverTargets', { discover: true });
+    void cdp.setup({ method: 'Target.setDiscoverTargets', params: { discover: true } });
     return cdp;
   }
 
@@ -133,39 +135,99 @@ export class RemoteCdp {
   }
 
   /** Sends a command on the browser-level session. */
-  async send<T = unknown>(method: string, params?: object): Promise<T> {
-    return (await this.#channel.send(method, params)) as T;
+  async send<M extends CdpCommand>(method: M, ...params: CdpParams<M>): Promise<CdpResult<M>> {
+    return (await this.#channel.send(method, params[0])) as CdpResult<M>;
   }
 
-  /** Listens to a browser-level event; returns the function that stops listening. */
-  on<P>(event: string, listener: (params: P) => void): () => void {
-    const untyped = listener as CdpListener;
-    this.#channel.on(event, untyped);
+  /** Listens to a browser-level event (behind the dispatch guard); returns how to stop. */
+  on<E extends CdpEvent>(event: E, listener: CdpListener<E>): () => void {
+    const guarded = guardListener(event, listener) as (params: never) => void;
+    this.#channel.on(event, guarded);
     return () => {
-      this.#channel.off(event, untyped);
+      this.#channel.off(event, guarded);
     };
   }
 
   /**
-   * Adds a feature's interception (see FetchInterceptor). Resolves once Chromium pauses the
-   * feature's requests; the returned function removes it again.
+   * Session-wide setup: sends `calls` at once, joined to the batch `ready()` waits for. The
+   * returned promise rejects when one fails; a caller that only needs the batch ignores it.
    */
-  async intercept(interceptor: FetchInterceptor): Promise<() => Promise<void>> {
-    this.#interceptors.push(interceptor);
-    await this.#updateFetch();
-    return async () => {
-      const at = this.#interceptors.indexOf(interceptor);
-      if (at < 0) return;
-      this.#interceptors.splice(at, 1);
-      await this.#updateFetch();
+  setup(...calls: CdpCall[]): Promise<void> {
+    return this.#track(sendAll(this, calls));
+  }
+
+  /**
+   * Resolves when every setup call sent so far (setup(), intercept(), open()) is answered;
+   * rejects with the first that failed. Adapters await it once, after starting every feature.
+   */
+  async ready(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    if (this.#setupFailure) throw this.#setupFailure;
+  }
+
+  /**
+   * Adds a feature's interception (fetch-interception.ts) and sends the new patterns as part of
+   * the setup batch; the returned function removes it again.
+   */
+  intercept(interceptor: FetchInterceptor): () => Promise<void> {
+    const { applied, remove } = this.#fetch.add(interceptor);
+    void this.#track(applied);
+    return remove;
+  }
+
+  /** Offers a response `from` served on the client to the features after it (see FetchInterceptor.onServed). */
+  offerServed(
+    from: InterceptorRole,
+    event: PausedRequest,
+    response: ServedResponse,
+  ): Promise<boolean> {
+    return this.#fetch.offerServed(from, event, response);
+  }
+
+  /** Registers a feature's per-target setup (see the module comment); returns how to remove it. */
+  addTargetSetup(contribution: TargetSetup): () => void {
+    this.#targetSetup.push(contribution);
+    return () => {
+      const at = this.#targetSetup.indexOf(contribution);
+      if (at >= 0) this.#targetSetup.splice(at, 1);
     };
+  }
+
+  /**
+   * Attaches a non-flat session to `targetId` (target-session.ts) and sends every per-target
+   * setup contribution on it at once, as its first commands. Resolves once attached; the
+   * session's `setupDone` settles when the contributions are answered.
+   */
+  async attach(targetId: string): Promise<{ session: TargetSession; setupDone: Promise<void> }> {
+    if (this.#closed) throw new TargetSessionClosedError('the browser session is closed');
+    const { sessionId } = await this.send('Target.attachToTarget', { targetId, flatten: false });
+    const session = new TargetSession(
+      targetId,
+      sessionId,
+      async (id, message) => this.send('Target.sendMessageToTarget', { sessionId: id, message }),
+      async () => {
+        this.#sessions.delete(sessionId);
+        await this.send('Target.detachFromTarget', { sessionId });
+      },
+    );
+    this.#sessions.set(sessionId, session);
+    const target = this.#targets.get(targetId);
+    const calls = this.#targetSetup.flatMap((contribution) => contribution(target, targetId));
+    const setupDone = sendAll(session, calls);
+    setupDone.catch((error: unknown) =>
+      debug(`setup of target ${targetId} failed: ${(error as Error).message}`),
+    );
+    return { session, setupDone };
   }
 
   /** Ends the session (idempotent); the browser and its connection stay. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       for (const stop of this.#unsubscribe.splice(0)) stop();
-      this.#interceptors.length = 0;
+      this.#fetch.clear();
+      const reason = new TargetSessionClosedError('the browser session closed');
+      for (const session of this.#sessions.values()) session.close(reason);
+      this.#sessions.clear();
       await this.#channel.detach().catch((error: unknown) => {
         debug(`detaching the browser session failed: ${(error as Error).message}`);
       });
@@ -173,40 +235,18 @@ export class RemoteCdp {
     return this.#closed;
   }
 
-  async #updateFetch(): Promise<void> {
-    const patterns = this.#interceptors.flatMap((i) => i.patterns);
-    if (patterns.length > 0) {
-      await this.send('Fetch.enable', { patterns });
-      this.#fetchEnabled = true;
-    } else if (this.#fetchEnabled) {
-      this.#fetchEnabled = false;
-      await this.send('Fetch.disable');
-    }
+  /** Joins `sent` to the batch; a failure is kept for ready() and never left unhandled. */
+  #track<T>(sent: Promise<T>): Promise<T> {
+    this.#inFlight.add(sent);
+    sent.then(
+      () => this.#inFlight.delete(sent),
+      (error: unknown) => {
+        this.#inFlight.delete(sent);
+        this.#setupFailure ??= error instanceof Error ? error : new Error(String(error));
+      },
+    );
+    return sent;
   }
-
-  async #dispatch(event: PausedRequest): Promise<void> {
-    const atResponse =
-      event.responseStatusCode !== undefined || event.responseErrorReason !== undefined;
-    try {
-      for (const interceptor of [...this.#interceptors]) {
-        if (!interceptor.patterns.some((p) => patternMatches(p, event, atResponse))) continue;
-        if (await interceptor.onPaused(event)) return;
-      }
-      await this.send(atResponse ? 'Fetch.continueResponse' : 'Fetch.continueRequest', {
-        requestId: event.requestId,
-      });
-    } catch (error) {
-      // The target may be gone (tab closed, navigation cancelled the request): nothing to answer.
-      debug(`paused request ${event.request.url} not answered: ${(error as Error).message}`);
-    }
-  }
-}
-
-function patternMatches(pattern: FetchPattern, event: PausedRequest, atResponse: boolean): boolean {
-  if ((pattern.requestStage === 'Response') !== atResponse) return false;
-  if (pattern.resourceType !== undefined && pattern.resourceType !== event.resourceType)
-    return false;
-  return urlPatternMatches(pattern.urlPattern, event.request.url);
 }
 
 const opened = new WeakMap<object, Promise<RemoteCdp>>();

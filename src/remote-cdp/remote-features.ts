@@ -1,10 +1,12 @@
 /**
  * The one call each adapter makes after connecting: starts the remote-CDP features the
  * options ask for on the browser's RemoteCdp and ends them when the browser disconnects.
+ * Their setup commands go out together and are awaited together (RemoteCdp.ready()); an
+ * adapter that starts other features on the same browser (downloads) starts them alongside,
+ * not after, so the whole setup is one round trip.
  * A network feature that is off pauses nothing: with `exposeNetwork: ''` no request goes
  * through the client. The download bridge (src/playwright/downloads.ts, src/puppeteer/transfers.ts)
- * still opens the shared session, and holds each document response one round trip to learn
- * whether it is a download (docs/remote.md).
+ * still opens the shared session (docs/remote.md).
  */
 import type { CdpChannel } from './cdp-channel.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
@@ -30,11 +32,14 @@ export async function startRemoteFeatures(
   const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
   if (parseExposeNetwork(exposeNetwork).empty) return;
   const cdp = await remoteCdpFor(browser, open);
-  const stops = [
-    await startWebSocketBridge(cdp, exposeNetwork),
-    await startNetworkTunnel(cdp, exposeNetwork),
-  ];
+  // The order the features see a paused request in is INTERCEPT_ORDER's, not this one.
+  const stops = await Promise.all([
+    startWebSocketBridge(cdp, exposeNetwork),
+    startNetworkTunnel(cdp, exposeNetwork),
+  ]);
   browser.once('disconnected', () => {
     void Promise.all(stops.map((stop) => stop())).finally(() => cdp.close());
   });
+  // Every feature's setup went out without waiting for another's: one round trip for all.
+  await cdp.ready();
 }

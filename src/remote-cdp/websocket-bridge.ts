@@ -42,7 +42,7 @@ export async function startWebSocketBridge(
   if (hosts.empty) return async () => {};
   const nonce = randomUUID();
   const config = {
-    patterns: hosts.fetchPatterns.map((p) => urlPatternRegex(p.urlPattern).source),
+    patterns: hosts.fetchPatterns.map((p) => urlPatternRegex(p.urlPattern ?? '*').source),
     up: `remote-browser-ws-up-${nonce}`,
     down: `remote-browser-ws-down-${nonce}`,
     binding: BINDING,

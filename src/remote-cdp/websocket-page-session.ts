@@ -56,18 +56,16 @@ export class PageSession {
     this.#cdp = cdp;
     this.#targetId = targetId;
     this.#options = options;
-    this.attached = cdp
-      .send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: false })
-      .then(
-        ({ sessionId }) => {
-          this.#sessionId = sessionId;
-          return sessionId;
-        },
-        (error: Error) => {
-          debug(`WebSockets of page ${targetId} not bridged: ${error.message}`);
-          return undefined;
-        },
-      );
+    this.attached = cdp.send('Target.attachToTarget', { targetId, flatten: false }).then(
+      ({ sessionId }) => {
+        this.#sessionId = sessionId;
+        return sessionId;
+      },
+      (error: Error) => {
+        debug(`WebSockets of page ${targetId} not bridged: ${error.message}`);
+        return undefined;
+      },
+    );
     // Chromium runs scripts to evaluate on new documents only for sessions with Page enabled.
     Promise.all([
       this.#send('Page.enable'),

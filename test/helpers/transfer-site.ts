@@ -79,6 +79,17 @@ export async function startTransferSite(fileBytes = 8 * 1024 * 1024): Promise<Tr
         'content-length': String(file.length),
       });
       res.end(file);
+    } else if (path === '/endless-frame') {
+      // Another site's frame whose response is a download that never ends.
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<!doctype html><title>framed</title><iframe src="http://other.test/endless.bin"></iframe>',
+      );
+    } else if (path === '/endless.bin') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(256 * 1024, 7);
+      const timer = setInterval(() => res.write(chunk), 5);
+      res.on('close', () => clearInterval(timer));
     } else if (path === '/plain.txt') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('plain text, rendered or saved');
     } else if (path === '/upload' && req.method === 'GET') {
@@ -139,7 +150,7 @@ export async function openRemoteTransfers(
   const emu = await startEmulator({
     ffmpegPath: false,
     isolation: 'remote',
-    internet: { 'files.test': site.origin },
+    internet: { 'files.test': site.origin, 'other.test': site.origin },
   });
   if (emu.isolation !== 'remote') throw new Error(`isolation is ${emu.isolation}, not remote`);
   const api = new BrowserApi({

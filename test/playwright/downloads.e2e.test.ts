@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,7 +143,41 @@ describe('Playwright downloads on a remote browser', () => {
       await browser.close();
     }
   });
+
+  it('another site’s frame with a never-ending octet-stream, nobody listening: nothing is staged on the client', async () => {
+    // The bridge stages in os.tmpdir(): this browser's own, so other processes' files do not count.
+    const tmp = mkdtempSync(join(dir, 'tmp-'));
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    let browser: Browser;
+    try {
+      browser = await launchRemote({ api });
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+    try {
+      const page = browser.contexts()[0]!.pages()[0]!;
+      await page.goto(`${home}endless-frame`, { waitUntil: 'domcontentloaded' });
+      await page.waitForTimeout(3000);
+      expect(stagedBytes(tmp)).toBe(0);
+      // The session's own tab still navigates: nothing of the frame's download held it.
+      await page.goto(home);
+      expect(await page.title()).toBe('Transfers');
+    } finally {
+      await browser.close();
+    }
+  });
 });
+
+/** Bytes of every file under `folder`. */
+function stagedBytes(folder: string): number {
+  let total = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
 
 // Playwright sends the bytes of setInputFiles() itself to a browser that is not on its machine
 // (no module of ours is involved); checked here, on the same remote browser and site, because

@@ -54,7 +54,8 @@ describe('exposeNetwork patterns', () => {
 
   it('pauses in Chromium only the URLs of the patterns hosts', () => {
     const { fetchPatterns } = parseExposeNetwork('<loopback>,api.dev.test:8443');
-    const paused = (url: string) => fetchPatterns.some((p) => urlPatternMatches(p.urlPattern, url));
+    const paused = (url: string) =>
+      fetchPatterns.some((p) => urlPatternMatches(p.urlPattern ?? '', url));
     expect(paused('http://localhost:3000/a.css')).toBe(true);
     expect(paused('http://localhost/')).toBe(true);
     expect(paused('http://[::1]:9/')).toBe(true);

@@ -8,7 +8,7 @@ const PAGE = 'PAGE-FRAME';
 const isPageFrame = (frameId: string) => frameId === PAGE;
 
 function paused(
-  resourceType: string,
+  resourceType: PausedRequest['resourceType'],
   headers: Record<string, string>,
   frameId = PAGE,
 ): PausedRequest {
@@ -16,7 +16,13 @@ function paused(
     requestId: 'r1',
     frameId,
     resourceType,
-    request: { url: 'http://localhost:3000/x', method: 'GET', headers },
+    request: {
+      url: 'http://localhost:3000/x',
+      method: 'GET',
+      headers,
+      initialPriority: 'High',
+      referrerPolicy: 'strict-origin-when-cross-origin',
+    },
   };
 }
 

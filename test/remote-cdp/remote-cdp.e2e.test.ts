@@ -26,7 +26,8 @@ beforeAll(async () => {
   });
   await env.emu.admin.publish('site.test', site.origin);
   browser = await launchRemote({ api, exposeNetwork: '' });
-  cdp = await RemoteCdp.open(cdpChannel(await browser.newBrowserCDPSession()));
+  cdp = RemoteCdp.open(cdpChannel(await browser.newBrowserCDPSession()));
+  await cdp.ready();
   closeSite = () => site.close();
 });
 afterAll(async () => {
@@ -59,16 +60,11 @@ describe('RemoteCdp', () => {
     await expect.poll(() => cdp.targets.has(id) || cdp.targets.has(popupId)).toBe(false);
   });
 
-  it('pauses only what a feature asked for, hands it to the first that answers, continues the rest', async () => {
+  it('pauses only what a feature asked for, hands it to each in INTERCEPT_ORDER (not registration order) until one answers, continues the rest', async () => {
     const seen: string[] = [];
-    const passOn = await cdp.intercept({
-      patterns: [{ urlPattern: 'http://site.test/*.txt', requestStage: 'Request' }],
-      onPaused: async (e: PausedRequest) => {
-        seen.push(`first ${new URL(e.request.url).pathname}`);
-        return false;
-      },
-    });
-    const answer = await cdp.intercept({
+    // Registered last-first: the order comes from the roles.
+    const answer = cdp.intercept({
+      role: 'network-tunnel',
       patterns: [{ urlPattern: 'http://site.test/a.txt', requestStage: 'Request' }],
       onPaused: async (e: PausedRequest) => {
         seen.push(`second ${new URL(e.request.url).pathname}`);
@@ -80,6 +76,15 @@ describe('RemoteCdp', () => {
         return true;
       },
     });
+    const passOn = cdp.intercept({
+      role: 'websocket-bridge',
+      patterns: [{ urlPattern: 'http://site.test/*.txt', requestStage: 'Request' }],
+      onPaused: async (e: PausedRequest) => {
+        seen.push(`first ${new URL(e.request.url).pathname}`);
+        return false;
+      },
+    });
+    await cdp.ready();
     const page = await browser.contexts()[0]!.newPage();
     try {
       await page.goto('http://site.test/');

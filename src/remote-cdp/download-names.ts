@@ -1,0 +1,108 @@
+/**
+ * Names and places on the client's disk for downloads, which come from outside: the service
+ * (a hostile or broken one can rewrite `Browser.downloadWillBegin`) and the web page (its
+ * `Content-Disposition` or `download` attribute). A `guid` must look like one Chromium makes; a
+ * suggested file name is reduced to a safe base name; the final path stays inside the folder;
+ * an existing file is never overwritten.
+ */
+import { nodeFs, nodeFsPromises, nodePath } from '../http/node-builtins.js';
+
+/** Chromium's download guids are UUIDs; anything else is refused. */
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The longest file name most file systems take, in bytes of UTF-8. */
+export const MAX_NAME_BYTES = 255;
+
+/** Whether `guid` looks like one Chromium makes (so it is safe as a file name). */
+export function isGuid(guid: string): boolean {
+  return GUID.test(guid);
+}
+
+/**
+ * `suggested` reduced to a base name safe on any client: no path separators, no `..`, no NUL
+ * or other control characters, no leading dots or trailing dots and spaces (Windows), at most
+ * MAX_NAME_BYTES bytes (a long name is shortened keeping its extension). Never empty:
+ * `fallback` when nothing is left.
+ */
+export function safeFileName(suggested: string, fallback = 'download'): string {
+  const last = suggested.split(/[/\\]/).pop() ?? '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+  let name = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_');
+  name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
+  if (name === '' || name === '.' || name === '..') name = fallback;
+  return shorten(name, MAX_NAME_BYTES);
+}
+
+/** `name` cut to at most `max` UTF-8 bytes, keeping its extension when it is short. */
+export function shorten(name: string, max: number): string {
+  if (Buffer.byteLength(name) <= max) return name;
+  const ext = nodePath().extname(name);
+  const keep = Buffer.byteLength(ext) <= 32 ? ext : '';
+  let stem = name.slice(0, name.length - keep.length);
+  while (Buffer.byteLength(stem) + Buffer.byteLength(keep) > max) {
+    // Drops whole code points (a surrogate pair counts as one), never half a character.
+    stem = Array.from(stem).slice(0, -1).join('');
+  }
+  return stem + keep;
+}
+
+/**
+ * Whether `path` is inside `folder` (not the folder itself, not outside it through `..` or an
+ * absolute name).
+ */
+export function isInside(folder: string, path: string): boolean {
+  const relative = nodePath().relative(nodePath().resolve(folder), nodePath().resolve(path));
+  return relative !== '' && !relative.startsWith('..') && !nodePath().isAbsolute(relative);
+}
+
+/**
+ * Creates a new empty file in `folder` for `name` (already safe): `name`, else `name (1).ext`,
+ * … as Chromium picks a name in a folder that has the first. Exclusive (`wx`), so an existing
+ * file is never overwritten, also when two downloads race for one name. Resolves with its path.
+ */
+export async function claimFreeName(folder: string, name: string): Promise<string> {
+  const ext = nodePath().extname(name);
+  const stem = name.slice(0, name.length - ext.length);
+  await nodeFsPromises().mkdir(folder, { recursive: true });
+  for (let n = 0; n < 10_000; n++) {
+    const suffix = n === 0 ? '' : ` (${n})`;
+    const candidate = nodePath().join(
+      folder,
+      shorten(stem, MAX_NAME_BYTES - Buffer.byteLength(suffix + ext)) + suffix + ext,
+    );
+    if (!isInside(folder, candidate)) throw new Error(`${name} is not a name inside ${folder}`);
+    try {
+      await (await nodeFsPromises().open(candidate, 'wx')).close();
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  throw new Error(`no free name for ${name} in ${folder}`);
+}
+
+/**
+ * Moves `from` to `to` without ever replacing a file at `to` (a hard link is exclusive), but
+ * the empty placeholder this bridge claimed for the name (`claimed`).
+ */
+export async function moveExclusive(from: string, to: string, claimed: boolean): Promise<void> {
+  if (claimed) {
+    await nodeFsPromises()
+      .rename(from, to)
+      .catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV') throw error;
+        await nodeFsPromises().copyFile(from, to);
+        await nodeFsPromises().unlink(from);
+      });
+    return;
+  }
+  try {
+    await nodeFsPromises().link(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new Error(`${to} exists: not replaced`);
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
+    await nodeFsPromises().copyFile(from, to, nodeFs().constants.COPYFILE_EXCL);
+  }
+  await nodeFsPromises().unlink(from);
+}
