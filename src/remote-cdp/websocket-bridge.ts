@@ -9,13 +9,14 @@
  * on an exposed host. Chromium holds a session's commands to a page while a navigation of it is
  * in progress and hands them over after the commit, which is too late for that document. So the
  * bridge does not wait for an exposed navigation: it attaches to every page target as soon as it
- * exists (the session's own tab at start, a new page or a popup on `Target.targetCreated`, while
- * Playwright and Puppeteer still hold it before its first navigation) and sends the attach and
- * its scripts together, in one write and without waiting for an answer, so they reach the tab
- * before any navigation the user or a page can start there. Every later document of the tab
+ * exists (the session's own tab at start, a new page on `Target.targetCreated`) and sends the
+ * attach and its scripts together, in one write and without waiting for an answer, so they
+ * reach the tab before any navigation the user can start there (RemoteCdp.attach() waits for
+ * the attach's answer first, one round trip too late for that). Every later document of the tab
  * (a link, a redirect from the internet back to `localhost`, `page.goto`) and its same-process
- * iframes then get them at document start. Workers and out-of-process iframes do not
- * (docs/remote.md).
+ * iframes then get them at document start. A popup navigates as soon as the library lets it
+ * run, before the scripts reach it, so its first document is not bridged; workers and
+ * out-of-process iframes are not either (docs/remote.md).
  *
  * The page session: Playwright's `newBrowserCDPSession()` drops the messages of flattened child
  * sessions, so the bridge attaches with `flatten: false` and speaks through
