@@ -22,6 +22,7 @@ import { createDebug } from '../http/debug.js';
 import { loadUndici } from '../http/undici.js';
 import type { HeaderEntry, PausedRequest } from './fetch-interception.js';
 import { type ExposedHosts, parseExposeNetwork } from './host-patterns.js';
+import { loopbackFirstLookup } from './loopback-names.js';
 import { mayReachClient } from './private-network.js';
 import type { RemoteCdp } from './remote-cdp.js';
 
@@ -67,7 +68,8 @@ export async function startNetworkTunnel(
   const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return async () => {};
   const { Agent } = await loadUndici();
-  const agent = new Agent({ keepAliveTimeout: 10_000 });
+  // `localhost` names are this machine's loopback, never another machine's (loopback-names.ts).
+  const agent = new Agent({ keepAliveTimeout: 10_000, connect: { lookup: loopbackFirstLookup } });
   const inFlight = new AbortController();
   const removeInterceptor = cdp.intercept({
     role: 'network-tunnel',
