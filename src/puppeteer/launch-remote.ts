@@ -15,6 +15,7 @@ import type {
 import { createDebug } from '../http/debug.js';
 import { RemoteBrowserError } from '../http/errors.js';
 import { register } from '../launch/browser-registry.js';
+import { sessionConfigOf } from '../launch/geo-config.js';
 import {
   adoptSession,
   connectWithin,
@@ -27,7 +28,9 @@ import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
+import { preloadGeo } from '../remote-cdp/geo-resolve.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
+import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
 import { startTransfers } from './transfers.js';
 
@@ -120,6 +123,7 @@ async function connect(
   what: string,
 ): Promise<RemoteBrowser> {
   let browser: Browser;
+  preloadGeo(options.geo);
   try {
     // Connected means the remote features run too: a cut while they start is a dropped connect,
     // tried again on the same session (connectWithin).
@@ -140,11 +144,21 @@ async function connect(
             : {}),
         });
         try {
-          await startRemoteFeatures(
-            connected,
-            async () => cdpChannel(await connected.target().createCDPSession()),
-            options,
-          );
+          const open = async () => cdpChannel(await connected.target().createCDPSession());
+          // Side by side: both ride the one browser-level session, neither waits for the other.
+          await Promise.all([
+            startRemoteFeatures(connected, open, options),
+            startGeo(connected, open, {
+              config: sessionConfigOf(opened, options),
+              option: options.geo,
+              ...(opened.profile ? { profile: opened.profile } : {}),
+            }).catch((error: unknown) => {
+              throw new RemoteBrowserError(
+                `${what}: geo overrides could not be applied: ${(error as Error).message}`,
+                { cause: error },
+              );
+            }),
+          ]);
           await startTransfers(connected, options.downloadBehavior).catch((error: unknown) => {
             throw new RemoteBrowserError(
               `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,

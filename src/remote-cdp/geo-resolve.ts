@@ -24,9 +24,15 @@ export interface GeoValues {
   timezoneId?: string;
   /** BCP 47 locale, e.g. `de-DE`; also sets `navigator.language(s)` and `Accept-Language`. */
   locale?: string;
-  /** The position served to pages that have the geolocation permission. */
-  geolocation?: GeoPosition;
+  /**
+   * The position served to pages that have the geolocation permission (`accuracy` in metres,
+   * default 100).
+   */
+  geolocation?: { latitude: number; longitude: number; accuracy?: number };
 }
+
+/** `accuracy` of an explicit `geo.geolocation` without one, in metres. */
+export const DEFAULT_EXPLICIT_ACCURACY_M = 100;
 
 /**
  * `'exit'` (the default): derive the time zone, locale and geolocation from the session's exit;
@@ -118,6 +124,11 @@ export function acceptLanguageOf(languages: readonly string[]): string {
     .join(',');
 }
 
+/** Starts loading the datasets while the connect runs, so resolving later waits for nothing. */
+export function preloadGeo(option: GeoOption | undefined): void {
+  if (option !== false) loadGeoData().catch(() => {});
+}
+
 /** The values for a session, from its `geo` option and its resolved targeting. */
 export async function resolveGeo(
   option: GeoOption | undefined,
@@ -146,7 +157,9 @@ export async function resolveGeo(
       ? { latitude: place.latitude, longitude: place.longitude, accuracy: ACCURACY_M[place.level] }
       : undefined;
   const timezoneId = explicit.timezoneId ?? place?.timeZone;
-  const geolocation = explicit.geolocation ?? position;
+  const geolocation = explicit.geolocation
+    ? { accuracy: DEFAULT_EXPLICIT_ACCURACY_M, ...explicit.geolocation }
+    : position;
   return {
     ...(timezoneId ? { timezoneId } : {}),
     ...(locale ? { locale } : {}),

@@ -18,9 +18,18 @@ interface Reply {
   id?: number;
   result?: unknown;
   error?: { message: string };
+  method?: string;
+  params?: unknown;
 }
 
-export async function attachToTarget(host: Host, targetId: string): Promise<TargetSession> {
+/** An event the target sent on this session (e.g. `Target.attachedToTarget` of a child). */
+export type TargetEventListener = (method: string, params: unknown) => void;
+
+export async function attachToTarget(
+  host: Host,
+  targetId: string,
+  onEvent?: TargetEventListener,
+): Promise<TargetSession> {
   const { sessionId } = await host.send<{ sessionId: string }>('Target.attachToTarget', {
     targetId,
     flatten: false,
@@ -32,6 +41,10 @@ export async function attachToTarget(host: Host, targetId: string): Promise<Targ
     (e: { sessionId: string; message: string }) => {
       if (e.sessionId !== sessionId) return;
       const reply = JSON.parse(e.message) as Reply;
+      if (reply.method !== undefined) {
+        onEvent?.(reply.method, reply.params);
+        return;
+      }
       const waiter = reply.id === undefined ? undefined : pending.get(reply.id);
       if (!waiter || reply.id === undefined) return;
       pending.delete(reply.id);

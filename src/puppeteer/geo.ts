@@ -1,0 +1,76 @@
+/**
+ * `geo` on a Puppeteer browser (issue 35). Puppeteer attaches to every target with
+ * `waitForDebuggerOnStart` and resumes it on the target's own session; the overrides are sent on
+ * that same session the moment it is attached (the connection's `sessionattached`, emitted
+ * before Puppeteer sends anything on it), so they reach the target before its first script, cost
+ * no round trip, and a later `page.emulateTimezone()`/`setGeolocation()` of the user replaces
+ * them on the same session (the user's values win). The targets Puppeteer attached before we
+ * could listen (the session's own tab) get them on their sessions as well, before the launch
+ * returns; the service workers Puppeteer lets go get a session of ours (remote-cdp/geo-overrides.ts).
+ */
+import type { Browser, CDPSession, Connection } from 'puppeteer-core';
+import type { CdpChannel } from '../remote-cdp/cdp-channel.js';
+import { applyGeoToTargets, geoCommands, sendGeo } from '../remote-cdp/geo-overrides.js';
+import type { GeoOption } from '../remote-cdp/geo-resolve.js';
+import { resolveGeo } from '../remote-cdp/geo-resolve.js';
+import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
+
+export interface PuppeteerGeoInput {
+  /** The session's resolved targeting, once the connection lookup (alongside the connect) has it. */
+  config: Promise<Record<string, unknown>>;
+  profile?: Record<string, unknown>;
+  /** `geo` as the user passed it. Default: `'exit'`. */
+  option: GeoOption | undefined;
+}
+
+/** A session's target type, which Puppeteer keeps private on the session (`tab`, `page`, …). */
+function typeOf(session: CDPSession): string | undefined {
+  const target = (session as unknown as { target?: () => { type(): string } | undefined }).target;
+  try {
+    return target?.call(session)?.type();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Puppeteer's own session of a target (internal in every Puppeteer we support: `_session()`). */
+function sessionOf(target: unknown): CDPSession | undefined {
+  const internal = target as { _session?: () => CDPSession | undefined };
+  return typeof internal._session === 'function' ? internal._session() : undefined;
+}
+
+export async function startGeo(
+  browser: Browser,
+  open: () => Promise<CdpChannel>,
+  input: PuppeteerGeoInput,
+): Promise<void> {
+  if (input.option === false) return;
+  const geo = await resolveGeo(input.option ?? 'exit', await input.config, input.profile);
+  if (!geo || (!geo.timezoneId && !geo.locale && !geo.geolocation)) return;
+  const cdp = await remoteCdpFor(browser, open);
+
+  let connection: Connection | undefined;
+  for (const target of browser.targets()) {
+    const session = sessionOf(target);
+    connection ??= session?.connection();
+    if (session)
+      void sendGeo(session, geoCommands(geo, target.type() === 'other' ? '' : target.type()));
+  }
+  if (!connection) {
+    const session = await browser.target().createCDPSession();
+    connection = session.connection();
+    await session.detach().catch(() => {});
+  }
+  connection?.on('sessionattached', (session: CDPSession) => {
+    // The type is not known yet at this moment for every session (a tab's page): a page's
+    // commands on a tab are refused, harmlessly; a worker's are its own.
+    const type = typeOf(session) ?? 'page';
+    void sendGeo(session, geoCommands(geo, type));
+  });
+  const stop = await applyGeoToTargets(cdp, geo, {
+    covers: (t) => t.type === 'service_worker',
+  });
+  browser.once('disconnected', () => {
+    void stop().finally(() => cdp.close());
+  });
+}
