@@ -16,8 +16,10 @@
  *   `Accept-Language` is the context's extra header from its first request. Fields the user sets
  *   later themselves (`context.setGeolocation()`, `setExtraHTTPHeaders()`) replace ours.
  */
-import type { Browser, BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { sessionOf } from '../launch/browser-registry.js';
 import type { CdpChannel } from '../remote-cdp/cdp-channel.js';
+import { compareGeo, type GeoCheck, readPage } from '../remote-cdp/geo-check.js';
 import { applyGeoToTargets, type GeoField } from '../remote-cdp/geo-overrides.js';
 import type { GeoOption, ResolvedGeo } from '../remote-cdp/geo-resolve.js';
 import { resolveGeo } from '../remote-cdp/geo-resolve.js';
@@ -86,4 +88,36 @@ export function withGeo(options: BrowserContextOptions, geo: ResolvedGeo): Brows
   if (filled.geolocation === undefined && geo.geolocation) filled.geolocation = geo.geolocation;
   if (filled.locale === undefined && geo.locale) filled.locale = geo.locale;
   return filled;
+}
+
+/** The query a check's own request carries, so it is told apart from the page's. */
+const CHECK_MARK = 'remote-browser-check-geo';
+
+/**
+ * Whether `page` reports a clock, language and position that agree with its session's exit
+ * (`sessionOf(browser).config`): the time zone by `Intl` and by `Date`, `navigator.language(s)`,
+ * the `Accept-Language` a request of the page carries (one `HEAD` to its own origin), the `Intl`
+ * locale and, with the geolocation permission, the position. See docs/geo.md.
+ */
+export async function checkGeo(page: Page): Promise<GeoCheck> {
+  const browser = page.context().browser();
+  if (!browser) throw new TypeError('checkGeo: the page belongs to no browser');
+  const info = sessionOf(browser);
+  await info.refresh();
+  const exit = (await resolveGeo('exit', info.config)) ?? { source: {} };
+  const seen = await page.evaluate(readPage);
+  let acceptLanguage: string | undefined;
+  if (/^https?:/.test(page.url())) {
+    const request = page.waitForRequest((r) => r.url().includes(CHECK_MARK), { timeout: 5000 });
+    await page.evaluate(async (mark) => {
+      await fetch(`${location.origin}/?${mark}`, { method: 'HEAD', cache: 'no-store' }).catch(
+        () => undefined,
+      );
+    }, CHECK_MARK);
+    acceptLanguage = await request.then(
+      async (r) => (await r.allHeaders())['accept-language'],
+      () => undefined,
+    );
+  }
+  return compareGeo(exit, seen, acceptLanguage);
 }

@@ -124,6 +124,18 @@ export function acceptLanguageOf(languages: readonly string[]): string {
     .join(',');
 }
 
+/**
+ * `geo` with the values a user set elsewhere (a drop-in's `--lang`, `locale`, `timezoneId`,
+ * `geolocation` context options) as explicit fields, so they win per field and reach every
+ * target the same way; `false` stays off.
+ */
+export function withUserGeo(option: GeoOption | undefined, user: GeoValues): GeoOption {
+  if (option === false) return false;
+  const set = Object.entries(user).filter(([, value]) => value !== undefined);
+  if (set.length === 0) return option ?? 'exit';
+  return { ...(typeof option === 'object' ? option : {}), ...Object.fromEntries(set) };
+}
+
 /** Starts loading the datasets while the connect runs, so resolving later waits for nothing. */
 export function preloadGeo(option: GeoOption | undefined): void {
   if (option !== false) loadGeoData().catch(() => {});

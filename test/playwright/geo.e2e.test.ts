@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { checkGeo } from '../../src/playwright/geo.js';
 import { launchRemote } from '../../src/playwright/launch-remote.js';
 import {
   distanceKm,
@@ -98,11 +99,13 @@ function expectEverywhere(r: FullReport, want: Want, attachedLate = false): void
     serviceWorker: attachedLate ? r.serviceWorkerNow : r.serviceWorker,
   };
   for (const [where, probe] of Object.entries(probes)) {
+    // A dedicated worker of the default context shares its page's process (zone, Intl locale);
+    // its navigator.language(s) is the worker's own, set as it is announced (docs/geo.md).
+    const languagesToo = !(attachedLate && where === 'worker');
     expect({ where, ...probe }).toMatchObject({
       where,
       ...values,
-      language: languages[0],
-      languages,
+      ...(languagesToo ? { language: languages[0], languages } : {}),
     });
   }
   for (const [where, header] of Object.entries({
@@ -148,6 +151,12 @@ describe('Playwright launchRemote() with geo (the default, exit)', () => {
         expectEverywhere(await report(page), BERLIN, true);
         const at = await position(page);
         expect(distanceKm(at, { latitude: 52.52, longitude: 13.405 })).toBeLessThan(10);
+        expect(await checkGeo(page)).toMatchObject({
+          coherent: true,
+          exitCountry: 'de',
+          mismatches: [],
+        });
+        expect((await checkGeo(page)).items.map((i) => i.status)).toEqual(Array(7).fill('ok'));
 
         const [popup] = await Promise.all([
           context.waitForEvent('page'),
@@ -246,6 +255,20 @@ describe('Playwright launchRemote() geo variations', () => {
         expect(r.worker).toMatchObject({ timeZone: HOST_ZONE, language: 'en-US' });
         expect(r.page.acceptLanguage).toMatch(/^en-US/);
         expect(await position(page)).toHaveProperty('error');
+        const check = await checkGeo(page);
+        expect(check.coherent).toBe(false);
+        expect(check.exitCountry).toBe('de');
+        expect(check.mismatches.map((line) => line.split(':')[0])).toEqual([
+          'timeZone (Intl)',
+          'timeZone (Date)',
+          'navigator.language',
+          'navigator.languages',
+          'Accept-Language',
+          'Intl locale',
+        ]);
+        expect(check.mismatches[0]).toBe(
+          `timeZone (Intl): ${HOST_ZONE}, the exit's is Europe/Berlin`,
+        );
       },
     );
   }, 120_000);

@@ -8,6 +8,7 @@ import type { Frame, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
+import { checkGeo } from '../../src/puppeteer/geo.js';
 import { launchRemote, type RemoteBrowser } from '../../src/puppeteer/launch-remote.js';
 import {
   distanceKm,
@@ -142,6 +143,9 @@ describe('Puppeteer launchRemote() with geo (the default, exit)', () => {
         expect(
           distanceKm(await position(page), { latitude: 52.52, longitude: 13.405 }),
         ).toBeLessThan(10);
+        const check = await checkGeo(page);
+        expect(check).toMatchObject({ coherent: true, exitCountry: 'de', mismatches: [] });
+        expect(check.items.map((i) => i.status)).toEqual(Array(7).fill('ok'));
 
         const popupOpened = new Promise<Page | null>((resolve) => page.once('popup', resolve));
         await page.evaluate(() => {
@@ -223,6 +227,20 @@ describe('Puppeteer launchRemote() geo variations', () => {
         expect(r.worker).toMatchObject({ timeZone: HOST_ZONE, language: 'en-US' });
         expect(r.page.acceptLanguage).toMatch(/^en-US/);
         expect(await position(page)).toHaveProperty('error');
+        const check = await checkGeo(page);
+        expect(check.coherent).toBe(false);
+        expect(check.exitCountry).toBe('de');
+        expect(check.mismatches.map((line) => line.split(':')[0])).toEqual([
+          'timeZone (Intl)',
+          'timeZone (Date)',
+          'navigator.language',
+          'navigator.languages',
+          'Accept-Language',
+          'Intl locale',
+        ]);
+        expect(check.mismatches[0]).toBe(
+          `timeZone (Intl): ${HOST_ZONE}, the exit's is Europe/Berlin`,
+        );
       },
     );
   }, 120_000);
