@@ -165,6 +165,10 @@ describe('Puppeteer launchRemote() with geo (the default, exit)', () => {
           distanceKm(await position(fresh), { latitude: 52.52, longitude: 13.405 }),
         ).toBeLessThan(10);
         await context.close();
+
+        // The emulator's exit says where an IP database would place it: the same zone.
+        const exit = await (await page.goto('http://exit.test/'))?.json();
+        expect(exit).toMatchObject({ country: 'de', city: 'berlin', time_zone: 'Europe/Berlin' });
       },
     );
   }, 180_000);

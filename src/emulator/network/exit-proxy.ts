@@ -19,6 +19,7 @@ import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { ExitIdentity } from '../runtime/types.js';
+import { exitAnswer } from './exit-answer.js';
 import { EXIT_HOST, type Internet } from './internet.js';
 import type { EmulatorCa, KeyPairPem } from './tls.js';
 
@@ -112,9 +113,10 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const to = destination(req);
     if (to?.host === EXIT_HOST) {
-      const body = JSON.stringify(options.identity(to.connection));
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(body);
+      void exitAnswer(options.identity(to.connection)).then((answer) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(answer));
+      });
       return;
     }
     const site = to && internet.lookup(to.host);
