@@ -54,6 +54,7 @@ const GROUPS = {
     'src/launch/session-info.ts',
     'src/launch/settle-both.ts',
     'src/launch/to-wire.ts',
+    'src/launch/geo-config.ts',
     'src/launch/browser-registry.ts',
     'src/launch/errors.ts',
   ],

@@ -49,6 +49,8 @@ export interface OpenedSession {
   readonly scope: CallScope;
   /** The session's CDP URL (a secret: it carries an access token). */
   cdpUrl(): string;
+  /** The profile the launch found or created by name, whose `pinned_*` location comes first. */
+  readonly profile?: Record<string, unknown>;
   /**
    * The adapter's close/disconnect path: deletes the session once (or keeps it, with
    * `keepSession` or `keep`), then starts the recording download. The first call decides.
@@ -116,17 +118,19 @@ export async function openSession(
 
   let created: SessionCreated;
   let slot: Slot;
+  let profile: Record<string, unknown> | undefined;
   try {
     const wire = toWireSession(options);
     if (options.profile !== undefined) {
       const spec =
         typeof options.profile === 'string' ? { name: options.profile } : options.profile;
-      const profile = await findOrCreateProfile(api, spec.name, {
+      const found = await findOrCreateProfile(api, spec.name, {
         ...call,
         ...(spec.storeCache !== undefined ? { storeCache: spec.storeCache } : {}),
         ...(spec.pinIp !== undefined ? { pinIp: spec.pinIp } : {}),
       });
-      wire.profile_id = profile.id;
+      wire.profile_id = found.id;
+      profile = found;
     }
     const mode = options.preflight ?? true;
     if (mode !== false)
@@ -151,7 +155,18 @@ export async function openSession(
   // Not awaited here: the adapter's connect needs only the cdp_url, so the two run together.
   const connection = lookUpConnection(api, created.id);
   // The lease holds the slot: it frees when the session is no longer ours (deleted, or kept).
-  return leaseSession({ api, ownsApi, scope, created, slot, connection, options, what, reuseKey });
+  return leaseSession({
+    api,
+    ownsApi,
+    scope,
+    created,
+    slot,
+    connection,
+    options,
+    what,
+    reuseKey,
+    ...(profile ? { profile } : {}),
+  });
 }
 
 /**
@@ -309,6 +324,8 @@ interface LeaseInput {
   adopted?: boolean;
   /** A drop-in's session: see `OpenedSession.close`. */
   reuseKey?: string | undefined;
+  /** The profile found or created by name (`OpenedSession.profile`). */
+  profile?: Record<string, unknown>;
 }
 
 function leaseSession({
@@ -323,6 +340,7 @@ function leaseSession({
   reattach = false,
   adopted = false,
   reuseKey,
+  profile,
 }: LeaseInput): OpenedSession {
   const lease = new SessionLease(api, created.id, slot);
   const info = sessionInfo(api, created.id, connection);
@@ -387,6 +405,7 @@ function leaseSession({
     api,
     scope,
     cdpUrl: () => created.cdp_url,
+    ...(profile ? { profile } : {}),
     finish,
     close() {
       if (reuseKey === undefined || !dropDecided || finishing) return finish();

@@ -20,6 +20,23 @@ import type { ConnectOptions, ProfileSpec, RemoteSessionOptions } from './option
 
 type Shape<T> = Record<keyof Required<T>, Z.ZodType>;
 
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isLocale(value: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Built on first use (issue 14, P6): a launch entry's import loads no zod; the first launch
  * builds every schema once, for far less than the session start it precedes.
@@ -37,6 +54,24 @@ function build(z: typeof Z) {
   const ms = z.number().nonnegative();
   const signal = z.unknown().refine(isAbortSignal, 'must be an AbortSignal').optional();
   const profileName = z.string().min(1).max(PROFILE_NAME_MAX_LENGTH);
+  const geo = z.union([
+    z.literal('exit'),
+    z.literal(false),
+    z.strictObject({
+      timezoneId: z
+        .string()
+        .refine(isTimeZone, 'must be an IANA time zone (e.g. "Europe/Berlin")')
+        .optional(),
+      locale: z.string().refine(isLocale, 'must be a BCP 47 locale (e.g. "de-DE")').optional(),
+      geolocation: z
+        .strictObject({
+          latitude: z.number().min(-90).max(90),
+          longitude: z.number().min(-180).max(180),
+          accuracy: z.number().nonnegative().optional(),
+        })
+        .optional(),
+    }),
+  ]);
 
   const profileSpec = z.strictObject({
     name: profileName,
@@ -86,6 +121,7 @@ function build(z: typeof Z) {
       })
       .optional(),
     reconnectWindowMs: ms.optional(),
+    geo: geo.optional(),
     recording: z.strictObject({ dir: z.string().min(1), timeout }).optional(),
     waitForSlot: z.boolean().optional(),
     signal,
@@ -205,6 +241,7 @@ function build(z: typeof Z) {
       recording: z.enum(['off', 'on', 'retain-on-failure']).optional(),
       preflight: connectShape.preflight,
       exposeNetwork: connectShape.exposeNetwork,
+      geo: connectShape.geo,
       launchTimeout: timeout,
       waitForSlot: z.boolean().optional(),
       recordingTimeout: timeout,

@@ -3,6 +3,7 @@
  * names in one place (to-wire.ts).
  */
 import type { BrowserApi } from '../browser-api/index.js';
+import type { GeoOption } from '../remote-cdp/geo-resolve.js';
 
 export interface RemoteSessionOptions {
   /** Exit country, lowercase ISO code from the location endpoints (e.g. `us`). Default: a broad exit. */
@@ -102,6 +103,17 @@ export interface ConnectOptions {
     /** Max ms to wait for publication + download. Default: 120000. */
     timeout?: number;
   };
+  /**
+   * Make the browser's clock, language and position agree with the session's exit: `'exit'`
+   * derives the IANA time zone, the locale (`navigator.language(s)`, `Intl`'s default locale,
+   * `Accept-Language`) and a geolocation near the exit from the session's resolved targeting,
+   * on every page, frame and worker; the values you set yourself (Playwright's `timezoneId`,
+   * `locale`, `geolocation`, Puppeteer's `emulateTimezone()`/`setGeolocation()`) win per field.
+   * `false` leaves the browser as the service made it; an object sets values explicitly (a field
+   * left out is still derived from the exit). The geolocation permission is not granted
+   * (docs/geo.md). Default: `'exit'`.
+   */
+  geo?: GeoOption;
   /** When the account's session limit is hit (429), wait for a free slot instead of failing. Default: true. */
   waitForSlot?: boolean;
   /** Aborts the launch (create, queue wait and connect); a created session is deleted. */

@@ -27,6 +27,7 @@ import {
 } from '../launch/drop-in-options.js';
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import { parseEntry } from '../launch/parse-options.js';
+import { withUserGeo } from '../remote-cdp/geo-resolve.js';
 import { unappliedOptions } from './context-options.js';
 import type { PlaywrightRemoteOptions } from './launch-remote.js';
 
@@ -102,6 +103,20 @@ export function sortLaunchOptions(
   if (mapped.windowSize && context.viewport === undefined) context.viewport = mapped.windowSize;
   if (mapped.lang && context.locale === undefined) context.locale = mapped.lang;
   if (mapped.userAgent && context.userAgent === undefined) context.userAgent = mapped.userAgent;
+  // The user's zone, locale and position go out as geo's explicit values, on every target the way
+  // geo applies them (a second emulation session would be refused: one override per target).
+  let geo = remote.geo;
+  if (geo !== false) {
+    const { timezoneId, locale, geolocation } = context as BrowserContextOptions;
+    geo = withUserGeo(geo, {
+      ...(typeof timezoneId === 'string' ? { timezoneId } : {}),
+      ...(typeof locale === 'string' ? { locale } : {}),
+      ...(geolocation ? { geolocation } : {}),
+    });
+    delete context.timezoneId;
+    delete context.locale;
+    delete context.geolocation;
+  }
   for (const key of unappliedOptions(context as BrowserContextOptions, { emulate: true })) {
     ignored.push({
       option: key,
@@ -112,6 +127,7 @@ export function sortLaunchOptions(
   return {
     remote: {
       ...remote,
+      ...(geo !== undefined ? { geo } : {}),
       ...(typeof headless === 'boolean' && remote.remoteHeadless === undefined
         ? { remoteHeadless: headless }
         : {}),

@@ -7,6 +7,7 @@
 import type { Browser, BrowserContext, BrowserType } from 'playwright-core';
 import { RemoteBrowserError } from '../http/errors.js';
 import { register } from '../launch/browser-registry.js';
+import { sessionConfigOf } from '../launch/geo-config.js';
 import {
   adoptSession,
   connectWithin,
@@ -19,9 +20,11 @@ import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
+import { preloadGeo } from '../remote-cdp/geo-resolve.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
+import { type PlaywrightGeoInput, startGeo } from './geo.js';
 import { loadChromium } from './load.js';
 
 export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraContextsOption {
@@ -95,6 +98,7 @@ async function connect(
   what: string,
 ): Promise<Browser> {
   let browser: Browser;
+  preloadGeo(options.geo);
   try {
     // Connected means the remote features run too: a cut while they start is a dropped connect,
     // tried again on the same session (connectWithin).
@@ -108,16 +112,19 @@ async function connect(
           ...(options.downloadsPath !== undefined ? { artifactsDir: options.downloadsPath } : {}),
         });
         try {
+          const open = async () => cdpChannel(await connected.newBrowserCDPSession());
           // Side by side: their setup commands go out together, one round trip for all.
           await Promise.all([
-            startRemoteFeatures(
-              connected,
-              async () => cdpChannel(await connected.newBrowserCDPSession()),
-              options,
-            ),
+            startRemoteFeatures(connected, open, options),
             startDownloads(connected, options.downloadsPath).catch((error: unknown) => {
               throw new RemoteBrowserError(
                 `${what}: downloads could not be bridged: ${(error as Error).message}`,
+                { cause: error },
+              );
+            }),
+            startGeo(connected, open, geoInput(opened, options)).catch((error: unknown) => {
+              throw new RemoteBrowserError(
+                `${what}: geo overrides could not be applied: ${(error as Error).message}`,
                 { cause: error },
               );
             }),
@@ -137,6 +144,14 @@ async function connect(
   attach(browser, opened);
   guardExtraContexts(browser, options.extraContexts);
   return browser;
+}
+
+function geoInput(opened: OpenedSession, options: PlaywrightRemoteOptions): PlaywrightGeoInput {
+  return {
+    config: sessionConfigOf(opened, options),
+    option: options.geo,
+    ...(opened.profile ? { profile: opened.profile } : {}),
+  };
 }
 
 function attach(browser: Browser, opened: OpenedSession): void {

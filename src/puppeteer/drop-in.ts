@@ -30,6 +30,7 @@ import {
   WHY,
 } from '../launch/drop-in-options.js';
 import { LaunchError } from '../launch/errors.js';
+import { withUserGeo } from '../remote-cdp/geo-resolve.js';
 import { parseLaunchOptions } from './launch-options.js';
 import { launchDropIn, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
 import { loadPuppeteer } from './load.js';
@@ -117,9 +118,17 @@ async function launch(options: Record<string, unknown>): Promise<RemoteBrowser> 
     ...(options.signal !== undefined && remote.signal === undefined
       ? { signal: options.signal as AbortSignal }
       : {}),
+    // `--lang` wins over the exit's locale, on every target as geo applies it.
+    ...(args.lang && remote.geo !== false
+      ? { geo: withUserGeo(remote.geo, { locale: args.lang }) }
+      : {}),
   });
-  if (args.lang || args.userAgent) {
-    await emulateOnEveryPage(browser, { locale: args.lang, userAgent: args.userAgent });
+  const geoHasLang = args.lang !== undefined && remote.geo !== false;
+  if ((args.lang && !geoHasLang) || args.userAgent) {
+    await emulateOnEveryPage(browser, {
+      locale: geoHasLang ? undefined : args.lang,
+      userAgent: args.userAgent,
+    });
   }
   return browser;
 }

@@ -33,8 +33,15 @@ export type {
   SessionPoolOptions,
   SessionPoolStats,
 } from '../launch/session-pool.js';
+export type {
+  GeoCheck,
+  GeoCheckItem,
+  GeoCheckStatus,
+} from '../remote-cdp/geo-check.js';
+export type { GeoOption, GeoValues } from '../remote-cdp/geo-resolve.js';
 export type { RemotePuppeteer, RemotePuppeteerLaunchOptions } from './drop-in.js';
 export { puppeteer } from './drop-in.js';
+export { checkGeo } from './geo.js';
 export type { PuppeteerRemoteOptions, RemoteBrowser } from './launch-remote.js';
 export { connectRemote, launchRemote } from './launch-remote.js';
 export type { PuppeteerSessionPoolOptions } from './session-pool.js';

@@ -15,6 +15,7 @@ import type {
 import { createDebug } from '../http/debug.js';
 import { RemoteBrowserError } from '../http/errors.js';
 import { register } from '../launch/browser-registry.js';
+import { sessionConfigOf } from '../launch/geo-config.js';
 import {
   adoptSession,
   connectWithin,
@@ -26,7 +27,9 @@ import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
+import { preloadGeo } from '../remote-cdp/geo-resolve.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
+import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
 import { openChannel, startTransfers } from './transfers.js';
 
@@ -119,6 +122,7 @@ async function connect(
   what: string,
 ): Promise<RemoteBrowser> {
   let browser: Browser;
+  preloadGeo(options.geo);
   try {
     // Connected means the remote features run too: a cut while they start is a dropped connect,
     // tried again on the same session (connectWithin).
@@ -139,12 +143,23 @@ async function connect(
             : {}),
         });
         try {
+          const open = () => openChannel(connected);
           // Side by side: their setup commands go out together, one round trip for all.
           await Promise.all([
-            startRemoteFeatures(connected, () => openChannel(connected), options),
+            startRemoteFeatures(connected, open, options),
             startTransfers(connected, options.downloadBehavior).catch((error: unknown) => {
               throw new RemoteBrowserError(
                 `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
+                { cause: error },
+              );
+            }),
+            startGeo(connected, open, {
+              config: sessionConfigOf(opened, options),
+              option: options.geo,
+              ...(opened.profile ? { profile: opened.profile } : {}),
+            }).catch((error: unknown) => {
+              throw new RemoteBrowserError(
+                `${what}: geo overrides could not be applied: ${(error as Error).message}`,
                 { cause: error },
               );
             }),

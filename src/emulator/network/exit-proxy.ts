@@ -20,6 +20,7 @@ import { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { ExitIdentity } from '../runtime/types.js';
 import { pipeBoth, responseHead } from '../server/raw-http.js';
+import { exitAnswer } from './exit-answer.js';
 import { EXIT_HOST, type Internet } from './internet.js';
 import type { EmulatorCa, KeyPairPem } from './tls.js';
 
@@ -113,9 +114,10 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const to = destination(req);
     if (to?.host === EXIT_HOST) {
-      const body = JSON.stringify(options.identity(to.connection));
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(body);
+      void exitAnswer(options.identity(to.connection)).then((answer) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(answer));
+      });
       return;
     }
     const site = to && internet.lookup(to.host);

@@ -27,6 +27,8 @@ export function chromiumArgs(userDataDir: string): string[] {
     '--remote-debugging-port=0',
     `--user-data-dir=${userDataDir}`,
     '--window-size=1280,720',
+    // As an unhardened machine: English, and the host's own time zone (nothing sets TZ).
+    '--lang=en-US',
   ];
   // Chromium refuses to start its sandbox as root (containers, CI).
   if (process.getuid?.() === 0) args.push('--no-sandbox');

@@ -1,0 +1,22 @@
+/**
+ * The targeting `geo: 'exit'` derives from (issue 35): the `config` the service resolved for the
+ * session, from the connection lookup that runs alongside the connect (the create's answer has no
+ * `config`), so waiting for it costs no round trip of its own. When that lookup failed, the
+ * targeting the launch asked for is the next best answer (connectRemote() asked for none).
+ */
+import type { OpenedSession } from './open-session.js';
+import type { RemoteSessionOptions } from './options.js';
+
+const LOCATION = ['country', 'region', 'city'] as const;
+
+export async function sessionConfigOf(
+  opened: Pick<OpenedSession, 'lookedUp' | 'info'>,
+  asked: RemoteSessionOptions,
+): Promise<Record<string, unknown>> {
+  await opened.lookedUp;
+  const config = opened.info.config;
+  if (Object.keys(config).length > 0) return config;
+  const fallback: Record<string, unknown> = {};
+  for (const key of LOCATION) if (asked[key] !== undefined) fallback[key] = asked[key];
+  return fallback;
+}

@@ -1,0 +1,174 @@
+/**
+ * The CDP side of `geo` (issue 35): the commands that make one target report the exit's time
+ * zone, locale/languages/`Accept-Language` and position, and their application on the
+ * browser-level session to the targets no library session of ours reaches.
+ *
+ * Overrides live with the CDP session that set them (Chromium drops them when it detaches), and
+ * a target takes one time zone and one locale override at a time ("already in effect" for a
+ * second session). So where a library's own session for a target can carry them (Puppeteer's,
+ * src/puppeteer/geo.ts), they go there, and a later `page.emulateTimezone()` of the user simply
+ * replaces them; here, a session of our own per target is held for the targets of the contexts
+ * the caller names (Playwright's default context, whose sessions Playwright does not lend), and
+ * for the workers a library lets go (Puppeteer detaches from service workers).
+ */
+import { createDebug } from '../http/debug.js';
+import type { ResolvedGeo } from './geo-resolve.js';
+import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
+import type { TargetSession } from './target-session.js';
+
+const debug = createDebug('geo');
+
+/** A field the user set on a context or page: geo leaves it to them. */
+export type GeoField = 'timezoneId' | 'locale' | 'geolocation';
+
+export interface CdpCommand {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** Targets that run scripts: each gets the overrides on its own session. */
+const SCRIPT_TARGETS = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
+
+/** Targets announced to their page's session as it auto-attaches: they get their overrides there. */
+const CHILD_TARGETS = new Set(['iframe', 'worker']);
+
+/** Targets with a document: only they serve `navigator.geolocation`. */
+const DOCUMENT_TARGETS = new Set(['page', 'iframe']);
+
+/**
+ * The commands for one target of `type`, without the fields in `own`. Sent in this order before
+ * the target runs its first script (or, for a target already running, before the next document).
+ */
+export function geoCommands(
+  geo: ResolvedGeo,
+  type: string,
+  own: ReadonlySet<GeoField> = new Set(),
+): CdpCommand[] {
+  if (!SCRIPT_TARGETS.has(type)) return [];
+  const commands: CdpCommand[] = [];
+  if (geo.timezoneId && !own.has('timezoneId')) {
+    commands.push({
+      method: 'Emulation.setTimezoneOverride',
+      params: { timezoneId: geo.timezoneId },
+    });
+  }
+  if (geo.locale && !own.has('locale')) {
+    commands.push({ method: 'Emulation.setLocaleOverride', params: { locale: geo.locale } });
+    // An empty userAgent keeps the browser's own; acceptLanguage sets the header and
+    // navigator.language(s) (as Playwright's `locale` does). Chromium adds the q-values itself.
+    commands.push({
+      method: 'Emulation.setUserAgentOverride',
+      params: { userAgent: '', acceptLanguage: (geo.languages ?? [geo.locale]).join(',') },
+    });
+  }
+  if (geo.geolocation && !own.has('geolocation') && DOCUMENT_TARGETS.has(type)) {
+    commands.push({ method: 'Emulation.setGeolocationOverride', params: { ...geo.geolocation } });
+  }
+  return commands;
+}
+
+/** Something that sends CDP commands on one target's session. */
+export interface CommandSink {
+  send(method: string, params?: object): Promise<unknown>;
+}
+
+/**
+ * Sends `commands` on `session` without waiting for the answers: they leave before whatever the
+ * caller sends next on the same connection (a library's `Runtime.runIfWaitingForDebugger`, a
+ * user's `page.goto`), so no round trip is added. A refusal (a target that does not take one of
+ * them, or closed meanwhile) is said on the debug channel.
+ */
+export function sendGeo(session: CommandSink, commands: readonly CdpCommand[]): Promise<void> {
+  return Promise.all(
+    commands.map((c) =>
+      session.send(c.method, c.params).catch((error: unknown) => {
+        debug(`${c.method} refused: ${(error as Error).message}`);
+      }),
+    ),
+  ).then(() => {});
+}
+
+/** Commands to a child of `parent` (non-flat: wrapped in the parent's sendMessageToTarget). */
+function childSink(parent: TargetSession, sessionId: string): CommandSink {
+  let next = 0;
+  return {
+    send: (method, params = {}) =>
+      parent.send('Target.sendMessageToTarget', {
+        sessionId,
+        message: JSON.stringify({ id: ++next, method, params }),
+      }),
+  };
+}
+
+export interface TargetGeoOptions {
+  /** Whether geo covers this target here (its context, its type). */
+  covers(target: RemoteTarget): boolean;
+  /** Fields the user set for the target's context: left alone. Default: none. */
+  own?(target: RemoteTarget): ReadonlySet<GeoField>;
+}
+
+/**
+ * Holds a session of our own on every covered target of the browser, the ones there now and each
+ * new one as it appears, with the overrides sent on it. Resolves once the targets there now have
+ * theirs on the wire; the returned function detaches every session.
+ */
+export async function applyGeoToTargets(
+  cdp: RemoteCdp,
+  geo: ResolvedGeo,
+  options: TargetGeoOptions,
+): Promise<() => Promise<void>> {
+  const sessions = new Map<string, Promise<TargetSession | undefined>>();
+  let stopped = false;
+  const cover = (target: RemoteTarget): Promise<unknown> | undefined => {
+    // Frames and dedicated workers come as their page's children (below), not on their own.
+    if (CHILD_TARGETS.has(target.type)) return undefined;
+    if (stopped || sessions.has(target.targetId) || !options.covers(target)) return undefined;
+    const own = options.own?.(target);
+    const commands = geoCommands(geo, target.type, own);
+    if (commands.length === 0) return undefined;
+    // A page's out-of-process frames and dedicated workers are its children: auto-attached on
+    // the page's session, each is announced with its session before the library resumes it, and
+    // gets its overrides at once (no attach round trip of its own).
+    const attached = cdp.attach(target.targetId).then(
+      ({ session }) => {
+        session.on('Target.attachedToTarget', (child) => {
+          void sendGeo(
+            childSink(session, child.sessionId),
+            geoCommands(geo, child.targetInfo.type, own),
+          );
+        });
+        void sendGeo(session, commands);
+        if (target.type === 'page' || target.type === 'iframe') {
+          void sendGeo(session, [
+            {
+              method: 'Target.setAutoAttach',
+              params: { autoAttach: true, waitForDebuggerOnStart: false, flatten: false },
+            },
+          ]);
+        }
+        return session;
+      },
+      (error: unknown) => {
+        debug(`${target.type} ${target.url}: not attached: ${(error as Error).message}`);
+        return undefined;
+      },
+    );
+    sessions.set(target.targetId, attached);
+    return attached;
+  };
+  const stopCreated = cdp.on('Target.targetCreated', (e: { targetInfo: RemoteTarget }) => {
+    void cover(e.targetInfo);
+  });
+  const stopDestroyed = cdp.on('Target.targetDestroyed', (e: { targetId: string }) => {
+    sessions.delete(e.targetId);
+  });
+  await Promise.all([...cdp.targets.values()].map(cover));
+  return async () => {
+    stopped = true;
+    stopCreated();
+    stopDestroyed();
+    const all = [...sessions.values()];
+    sessions.clear();
+    await Promise.all(all.map(async (s) => (await s)?.detach()));
+  };
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { geoCommands, sendGeo } from '../../src/remote-cdp/geo-overrides.js';
+import type { ResolvedGeo } from '../../src/remote-cdp/geo-resolve.js';
+import { debugLines } from '../helpers/debug-lines.js';
+
+const GEO: ResolvedGeo = {
+  timezoneId: 'Europe/Berlin',
+  locale: 'de-DE',
+  languages: ['de-DE', 'de', 'en'],
+  acceptLanguage: 'de-DE,de;q=0.9,en;q=0.8',
+  geolocation: { latitude: 52.52, longitude: 13.405, accuracy: 5000 },
+  source: { country: 'de' },
+};
+
+describe('geoCommands', () => {
+  it('sets zone, locale, languages and position on a page', () => {
+    expect(geoCommands(GEO, 'page')).toEqual([
+      { method: 'Emulation.setTimezoneOverride', params: { timezoneId: 'Europe/Berlin' } },
+      { method: 'Emulation.setLocaleOverride', params: { locale: 'de-DE' } },
+      {
+        method: 'Emulation.setUserAgentOverride',
+        params: { userAgent: '', acceptLanguage: 'de-DE,de,en' },
+      },
+      {
+        method: 'Emulation.setGeolocationOverride',
+        params: { latitude: 52.52, longitude: 13.405, accuracy: 5000 },
+      },
+    ]);
+  });
+
+  it('gives a worker no position (it has no navigator.geolocation)', () => {
+    expect(geoCommands(GEO, 'service_worker').map((c) => c.method)).toEqual([
+      'Emulation.setTimezoneOverride',
+      'Emulation.setLocaleOverride',
+      'Emulation.setUserAgentOverride',
+    ]);
+  });
+
+  it('leaves the fields the user owns, and targets that run no script', () => {
+    const own = new Set(['timezoneId', 'geolocation'] as const);
+    expect(geoCommands(GEO, 'page', own).map((c) => c.method)).toEqual([
+      'Emulation.setLocaleOverride',
+      'Emulation.setUserAgentOverride',
+    ]);
+    expect(geoCommands(GEO, 'browser')).toEqual([]);
+    expect(geoCommands({ source: {} }, 'page')).toEqual([]);
+  });
+});
+
+describe('sendGeo', () => {
+  it('sends every command without waiting in between and says each refusal once', async () => {
+    const sent: string[] = [];
+    const lines = await debugLines(
+      () =>
+        sendGeo(
+          {
+            send: (method) => {
+              sent.push(method);
+              return method === 'Emulation.setLocaleOverride'
+                ? Promise.reject(new Error('Another locale override is already in effect'))
+                : Promise.resolve({});
+            },
+          },
+          geoCommands(GEO, 'page'),
+        ),
+      'remote-browser:geo',
+    );
+    expect(sent).toHaveLength(4);
+    expect(lines).toEqual([
+      'remote-browser:geo Emulation.setLocaleOverride refused: Another locale override is already in effect',
+    ]);
+  });
+});
