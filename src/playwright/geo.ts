@@ -50,6 +50,9 @@ export async function startGeo(
   if (!geo || (!geo.timezoneId && !geo.locale && !geo.geolocation)) return;
   fillNewContexts(browser, geo);
   const cdp = await remoteCdpFor(browser, open);
+  // The targets are known once target discovery (in the setup batch, one round trip shared with
+  // the other features) has answered.
+  await cdp.ready();
   // The default context is the one the session's own tab lives in.
   const defaultIds = new Set(
     [...cdp.targets.values()]
