@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 const GROUPS = {
   webhook: ['src/account-api/webhook-signature.ts'],
   lease: [
-    'src/launch/session-lease.ts',
+    'src/launch/remote-session.ts',
     'src/launch/tracker.ts',
     'src/launch/reconnect-window.ts',
     'src/launch/end-reason.ts',
