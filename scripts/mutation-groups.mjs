@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 const GROUPS = {
   webhook: ['src/account-api/webhook-signature.ts'],
   lease: [
-    'src/launch/session-lease.ts',
+    'src/launch/remote-session.ts',
     'src/launch/tracker.ts',
     'src/launch/reconnect-window.ts',
     'src/launch/end-reason.ts',
@@ -21,7 +21,14 @@ const GROUPS = {
     'src/emulator/browser-service/sessions.ts',
   ],
   pool: ['src/launch/session-pool.ts', 'src/launch/slots.ts', 'src/launch/create-session.ts'],
-  transport: ['src/http/transport.ts', 'src/http/call-options.ts', 'src/http/error-mapping.ts'],
+  transport: [
+    'src/http/transport.ts',
+    'src/http/attempt.ts',
+    'src/http/response-body.ts',
+    'src/http/stream-to.ts',
+    'src/http/call-options.ts',
+    'src/http/error-mapping.ts',
+  ],
   limiter: ['src/http/rate-limiter.ts', 'src/http/rate-limit-wait.ts', 'src/http/polling.ts'],
   ledger: ['src/launch/ledger.ts', 'src/launch/reap.ts'],
   usage: [

@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import type { CallOptions } from '../http/call-options.js';
 import { ACCOUNT_API_PATH, type AccountConfigInput, resolveAccountConfig } from '../http/config.js';
+import { notFoundHintFor } from '../http/hints.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import type { RetryOptions } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
@@ -92,7 +93,6 @@ export class AccountApi {
       origin: config.baseUrl,
       apiPath: ACCOUNT_API_PATH,
       authorization: `x-api-key ${config.apiKey}`,
-      unwrapData: false,
       timeout: options.timeout,
       retry: options.retry,
       dispatcher: options.dispatcher,
@@ -101,13 +101,13 @@ export class AccountApi {
       unprocessedStatuses: [429],
       maxRateLimitWaitMs: options.rateLimits ? options.rateLimits.maxWaitMs : undefined,
       // Routes without an identifier: a 404 there means the URL is not the API.
-      staticRoutes: [
+      notFoundHint: notFoundHintFor('account', `${config.baseUrl}${ACCOUNT_API_PATH}`, [
         '/llm/balance/',
         '/llm/submit/',
         '/webhooks',
         '/webhooks/event-types',
         '/notifications/',
-      ],
+      ]),
     });
     const limits = options.rateLimits;
     const limiter = (given: number | RateLimiter | undefined, fallback: number) =>

@@ -1,8 +1,10 @@
 /** `BrowserApi`: one typed client for every endpoint of the browser service (browser-api.md). */
 import type { Dispatcher } from 'undici';
 import { BROWSER_API_PATH, type BrowserConfigInput, resolveBrowserConfig } from '../http/config.js';
+import { notFoundHintFor } from '../http/hints.js';
 import type { RetryOptions } from '../http/retry-policy.js';
 import { Transport } from '../http/transport.js';
+import { unwrapData } from './envelope.js';
 import { checkBrowserOptions } from './options.js';
 import { Configurations } from './resources/configurations.js';
 import { Locations } from './resources/locations.js';
@@ -74,13 +76,13 @@ export class BrowserApi {
       origin: config.baseUrl,
       apiPath: BROWSER_API_PATH,
       authorization: `Bearer ${config.token}`,
-      unwrapData: true,
+      payloadOf: unwrapData,
       timeout: options.timeout,
       retry: options.retry,
       dispatcher: options.dispatcher,
       maxResponseBytes: options.maxResponseBytes,
       // Routes without an identifier: a 404 there means the URL is not the API.
-      staticRoutes: [
+      notFoundHint: notFoundHintFor('browser', `${config.baseUrl}${BROWSER_API_PATH}`, [
         '/sessions',
         '/sessions-async',
         '/profiles',
@@ -88,7 +90,7 @@ export class BrowserApi {
         '/configurations/validate',
         '/locations/*',
         '/tools/*',
-      ],
+      ]),
     });
     this.sessions = new Sessions(this.#transport, config.proxyPassword);
     this.profiles = new Profiles(this.#transport);

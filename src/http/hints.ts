@@ -57,3 +57,20 @@ export function notTheApiHint(
   const apiPath = service === 'browser' ? '/api/v2/browser' : '/api/v2/base';
   return `${base} does not look like the ${service} service's API (it has no such route): set ${URL_VAR[service]} to the service origin (e.g. https://host, without a path; the client appends ${apiPath})`;
 }
+
+/**
+ * A transport's `notFoundHint` for a service whose routes without an identifier are
+ * `staticRoutes` (a trailing `*` matches a prefix): a 404 there, or one whose body is not the
+ * API's JSON error, says the configured URL (`base`, the origin and API path) is not the API.
+ */
+export function notFoundHintFor(
+  service: ServiceKind,
+  base: string,
+  staticRoutes: readonly string[],
+): (path: string, body: unknown) => string | undefined {
+  const isStatic = (path: string) =>
+    staticRoutes.some((route) =>
+      route.endsWith('*') ? path.startsWith(route.slice(0, -1)) : path === route,
+    );
+  return (path, body) => notTheApiHint(service, base, isStatic(path), body);
+}

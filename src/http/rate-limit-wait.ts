@@ -5,7 +5,7 @@
  * `maxRateLimitWaitMs`, and says so when it gives up.
  */
 
-import { reasonText } from './call-options.js';
+import { type CallScope, reasonText } from './call-options.js';
 import { AbortError, TimeoutError } from './errors.js';
 import { sleep } from './node-builtins.js';
 import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
@@ -63,5 +63,58 @@ export class RateLimitWait {
     return new TimeoutError(
       `${this.#what}: waited for a rate-limit slot for ${this.#maxWaitMs} ms (the maxRateLimitWaitMs option) and gave up; ${outcome}`,
     );
+  }
+}
+
+/**
+ * The limiter-slot and 429 steps of one call, around each attempt: before it, a slot of the
+ * call's limiter (the wait is not request time: the call's timeout clock stops); after it, the
+ * slot back, in one place; after a 429, the back-off (every caller of the limiter holds back,
+ * or, without one, this call sleeps, again off the clock).
+ */
+export class Pacing {
+  readonly #limiter: RateLimiter | undefined;
+  readonly #scope: CallScope;
+  readonly #what: string;
+  readonly #wait: RateLimitWait;
+  #rateLimited = false;
+
+  constructor(
+    spec: { what: string; signal?: AbortSignal | undefined; limiter?: RateLimiter | undefined },
+    scope: CallScope,
+    maxWaitMs: number,
+  ) {
+    this.#limiter = spec.limiter;
+    this.#scope = scope;
+    this.#what = spec.what;
+    this.#wait = new RateLimitWait(spec.what, spec.signal, maxWaitMs);
+  }
+
+  /** Runs attempt `attempt` holding a slot of the limiter, if any; the slot goes back when it ends. */
+  async attempt<T>(attempt: number, send: () => Promise<T>): Promise<T> {
+    if (!this.#limiter) return send();
+    this.#scope.pause();
+    const slot = await this.#wait.slot(this.#limiter, attempt > 0, this.#rateLimited);
+    this.#scope.resume();
+    try {
+      if (this.#scope.signal.aborted) throw this.#scope.abortError(this.#what);
+      return await send();
+    } finally {
+      // The response is in (or none will come): the service has counted it, its window starts.
+      slot.release();
+    }
+  }
+
+  /** A 429 said to wait `delayMs`: the next attempt goes after it. */
+  async backOff(delayMs: number): Promise<void> {
+    this.#rateLimited = true;
+    if (this.#limiter) {
+      // Every caller of the limiter holds back until then; the retry goes first.
+      this.#limiter.backOff(delayMs);
+      return;
+    }
+    this.#scope.pause();
+    await this.#wait.sleep(delayMs);
+    this.#scope.resume();
   }
 }

@@ -105,3 +105,36 @@ export function wasNeverSent(error: unknown): boolean {
   const code = errorCode(error);
   return code !== undefined && NOT_SENT_CODES.has(code);
 }
+
+/** What one attempt ended with, as the retry step reads it. */
+export interface AttemptEnd {
+  /** The response's status; undefined when there was none (a connection error). */
+  status?: number | undefined;
+  /** For a connection error: whether it provably never reached the service (`wasNeverSent`). */
+  neverSent?: boolean | undefined;
+  /** The response's Retry-After, in ms. */
+  retryAfterMs?: number | undefined;
+}
+
+/**
+ * The retry step: how long to wait before attempt `attempt + 1`, or undefined to give up. A
+ * connection error is retried when the call is idempotent or never left; an error status when
+ * it is retryable (RETRYABLE_STATUSES) and the call idempotent, or the status one with which
+ * the service says it did nothing (`unprocessed`: the account service's 429).
+ */
+export function nextRetryDelay(
+  end: AttemptEnd,
+  attempt: number,
+  call: { idempotent: boolean; unprocessed: ReadonlySet<number>; policy: RetryProfile },
+): number | undefined {
+  const { status } = end;
+  if (status === undefined) {
+    return call.idempotent || end.neverSent
+      ? retryDelay(attempt, undefined, call.policy)
+      : undefined;
+  }
+  const safe = call.idempotent || call.unprocessed.has(status);
+  return safe && RETRYABLE_STATUSES.has(status)
+    ? retryDelay(attempt, end.retryAfterMs, call.policy)
+    : undefined;
+}

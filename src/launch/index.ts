@@ -22,8 +22,8 @@ export { checkTargeting, clearPreflightCache, preflight, preflightKey } from './
 export { type EnsureProfileOptions, ensureProfile } from './profiles.js';
 export { type ReapOptions, type ReapResult, reapSessions } from './reap.js';
 export type { RecordingDownload } from './recordings.js';
+export { RemoteSession } from './remote-session.js';
 export type { RemoteSessionInfo } from './session-info.js';
-export { SessionLease } from './session-lease.js';
 export {
   toValidateParams,
   toWireSession,

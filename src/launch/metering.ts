@@ -182,6 +182,7 @@ tracker.observe({
   },
   ended: (id, by) => recorder.ended(id, by ?? 'close'),
   handedOver: (id) => recorder.ended(id, 'kept'),
+  reported: (id, end) => recorder.cause(id, end.reason),
 });
 
 recorder.listen({

@@ -7,11 +7,10 @@ import { BrowserApi, type SessionConnection, type SessionCreated } from '../brow
 import { type CallScope, callScope, raceAbort } from '../http/call-options.js';
 import { type BrowserConfigNeeds, resolveBrowserConfig } from '../http/config.js';
 import { createDebug } from '../http/debug.js';
-import { isNotFoundError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import { sharedDispatcher } from '../http/shared-dispatcher.js';
 import { createSession } from './create-session.js';
-import { describeEnd, type SessionEnd, warnEnd } from './end-reason.js';
+import { describeEnd } from './end-reason.js';
 import { LaunchError } from './errors.js';
 import { recorder } from './metering.js';
 import { DEFAULT_LAUNCH_TIMEOUT, type LaunchRemoteOptions } from './options.js';
@@ -30,8 +29,8 @@ import {
   takeKeptFor,
 } from './reconnect-window.js';
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
+import { type EndEvent, RemoteSession } from './remote-session.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
-import { SessionLease } from './session-lease.js';
 import type { Slot } from './slots.js';
 import { ownClient, tracker } from './tracker.js';
 
@@ -43,7 +42,7 @@ const debug = createDebug('launch');
 
 export interface OpenedSession {
   readonly info: RemoteSessionInfo;
-  readonly lease: SessionLease;
+  readonly lease: RemoteSession;
   readonly api: BrowserApi;
   /** The launch's remaining time and signal, for the adapter's connect. */
   readonly scope: CallScope;
@@ -342,17 +341,14 @@ function leaseSession({
   reuseKey,
   profile,
 }: LeaseInput): OpenedSession {
-  const lease = new SessionLease(api, created.id, slot);
+  const lease = new RemoteSession(api, created.id, slot);
   const info = sessionInfo(api, created.id, connection);
+  // The end reason is the session's, set by the transition that says why it went away.
+  Object.defineProperty(info, 'endReason', { enumerable: true, get: () => lease.endReason });
   const leasedAt = Date.now();
   let lastActivityMs = leasedAt;
   let dropDecided: Promise<void> | undefined;
   if (reattach) recorder.reattached(created.id);
-  const report = (end: SessionEnd) => {
-    recorder.cause(created.id, end.reason);
-    (info as { endReason?: SessionEnd }).endReason = end;
-    warnEnd(end);
-  };
   const activity = () => ({
     sinceLeaseMs: lastActivityMs - leasedAt,
     launched: !adopted,
@@ -363,7 +359,7 @@ function leaseSession({
     options.recording && !options.keepSession ? deferred<RecordingDownload>() : undefined;
   let finishing: Promise<void> | undefined;
 
-  const finish = (keep = false) => {
+  const finish = (keep = false, event: EndEvent = 'close') => {
     finishing ??= (async () => {
       scope.dispose();
       if (options.keepSession || keep) {
@@ -375,7 +371,7 @@ function leaseSession({
         return;
       }
       try {
-        await lease.release();
+        await lease.release(event);
       } catch (error) {
         // Still running and still ours: keep the client, and let a later close() try again.
         finishing = undefined;
@@ -443,7 +439,7 @@ function leaseSession({
         );
       }
       let deleted = true;
-      const cleanup = await lease.release().then(
+      const cleanup = await lease.release('abandon').then(
         () => 'the session was deleted',
         (e: unknown) => {
           deleted = false;
@@ -454,7 +450,7 @@ function leaseSession({
       // A session still running keeps its client, for the exit hooks and a later close().
       if (ownsApi && deleted) await api.close();
       recordingDone?.reject(new LaunchError(`${what}: no recording: the connect failed`));
-      if (reattach) report(describeEnd(created.id, 'reattach_failed', { error: reason }));
+      if (reattach) lease.report(describeEnd(created.id, 'reattach_failed', { error: reason }));
       return new LaunchError(
         `${what}: could not connect to session ${created.id}: ${reason}; ${cleanup}`,
         {
@@ -468,17 +464,14 @@ function leaseSession({
       const windowMs = options.keepSession
         ? 0
         : (options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS);
+      lease.drop();
       dropDecided = handleDrop({
-        api,
-        id: created.id,
+        session: lease,
         windowMs,
         limits: options,
         activity: activity(),
-        stillDropped: () => finishing === undefined,
         reuseKey,
-        report,
-        end: () => finish(),
-        lease,
+        end: (event) => finish(false, event),
         handOff() {
           if (finishing) return undefined;
           finishing = Promise.resolve();
@@ -499,12 +492,8 @@ function leaseSession({
       // A drop already being decided answers first (its own lookup says why).
       if (dropDecided) await dropDecided;
       if (finishing) return false;
-      let session: Awaited<ReturnType<BrowserApi['sessions']['retrieve']>> | undefined;
-      try {
-        session = await api.sessions.retrieve(created.id, { timeout: timeoutMs });
-      } catch (error) {
-        if (!isNotFoundError(error)) throw error;
-      }
+      // The pool's own bound on the one probe: past it, the connection decides instead.
+      const session = await lease.probe(AbortSignal.timeout(timeoutMs));
       if (session?.status === 'running') return true;
       if (finishing) return false;
       if (dropDecided && !isKept(created.id)) {
@@ -515,12 +504,12 @@ function leaseSession({
       // Ended (or 404: past retention) while warm, or while kept after a drop: out of the
       // window (no 'window passed' line), said once, and ended on this side.
       if (dropDecided) takeKept(created.id);
-      report(
+      lease.report(
         session
           ? serviceEnd(created.id, session, options, activity())
           : describeEnd(created.id, 'gone'),
       );
-      finish().catch((error: unknown) =>
+      finish(false, 'service-ended').catch((error: unknown) =>
         debug(`session ${created.id}: ending after it ended: ${(error as Error).message}`),
       );
       return false;
@@ -634,12 +623,9 @@ const REFUSED_UPGRADE = /Unexpected server response: \d{3}|WebSocket error: \S+ 
 /** Whether a failed connect was dropped by the network while the session still runs. */
 async function droppedWhileRunning(opened: OpenedSession, error: unknown): Promise<boolean> {
   if (opened.scope.signal.aborted || REFUSED_UPGRADE.test(messageOf(error))) return false;
-  const left = remaining(opened.scope);
   try {
-    const session = await opened.api.sessions.retrieve(opened.info.id, {
-      timeout: left === 0 ? 5000 : Math.min(5000, left),
-    });
-    return session.status === 'running';
+    // The one probe, within what is left of the launch.
+    return (await opened.lease.probe(opened.scope.signal))?.status === 'running';
   } catch {
     return false;
   }

@@ -21,17 +21,16 @@
  * session goes to one launch.
  */
 
-import type { BrowserApi } from '../browser-api/index.js';
+import type { BrowserApi, Session } from '../browser-api/index.js';
 import { resolveBrowserConfig } from '../http/config.js';
 import { createDebug } from '../http/debug.js';
-import { isNotFoundError } from '../http/errors.js';
 import { nodeCrypto } from '../http/node-builtins.js';
 import { describeEnd, inferEndReason, type SessionEnd, type SessionLimits } from './end-reason.js';
 import { recorder } from './metering.js';
 import type { LaunchRemoteOptions } from './options.js';
+import type { EndEvent, RemoteSession } from './remote-session.js';
 import type { Slot } from './slots.js';
 import { toWireSession } from './to-wire.js';
-import { type Lease, tracker } from './tracker.js';
 
 const debug = createDebug('launch');
 
@@ -46,8 +45,8 @@ export const REATTACH_ATTEMPTS = 3;
 
 /** What one dropped session needs from its launch. */
 export interface Dropped {
-  api: BrowserApi;
-  id: string;
+  /** The session whose connection dropped (state `dropped`). */
+  session: RemoteSession;
   windowMs: number;
   limits: SessionLimits;
   /**
@@ -55,17 +54,11 @@ export interface Dropped {
    * whether this process launched the session (then the lease began at its `created_at`).
    */
   activity: { sinceLeaseMs: number; launched: boolean; atMs: number };
-  /** False once close() or a keep has started: then the drop was expected. */
-  stillDropped(): boolean;
-  /** Says why (warning, `sessionOf(browser).endReason`). */
-  report(end: SessionEnd): void;
-  /** Ends the session: the lease's DELETE (a no-op for an ended one), recordings, the client. */
-  end(): Promise<void>;
-  /** The session's lease: kept for the window (`keepFor`), watched for its end. */
-  lease: Lease & { keepFor(windowMs: number): void };
+  /** Ends the session (`event`: why): the DELETE (a no-op for an ended one), recordings, the client. */
+  end(event?: EndEvent): Promise<void>;
   /**
-   * Gives the session up to the re-attaching launch: the lease is closed without a DELETE or a
-   * ledger line, and its account slot is returned for the new lease to hold.
+   * Gives the session up to the re-attaching launch: the session moves to `reattached` without a
+   * DELETE or a ledger line, and its account slot is returned for the new session to hold.
    */
   handOff(): Slot | undefined;
   /**
@@ -76,7 +69,12 @@ export interface Dropped {
 }
 
 /** What a re-attach takes out of the window: the session, said and ended the window's way. */
-export type TakenKept = Pick<Dropped, 'id' | 'handOff' | 'end' | 'report'>;
+export interface TakenKept {
+  readonly id: string;
+  handOff(): Slot | undefined;
+  end(): Promise<void>;
+  report(end: SessionEnd): void;
+}
 
 interface Kept {
   dropped: Dropped;
@@ -106,43 +104,39 @@ export function handleDrop(dropped: Dropped): Promise<void> {
 }
 
 async function decide(dropped: Dropped): Promise<void> {
-  const { api, id, windowMs } = dropped;
+  const { session, windowMs } = dropped;
+  const { id } = session;
   if (windowMs <= 0) return endQuietly(dropped);
-  let session: Awaited<ReturnType<BrowserApi['sessions']['retrieve']>>;
+  let found: Session | undefined;
   try {
-    session = await api.sessions.retrieve(id, { timeout: 15_000 });
+    found = await session.probe();
   } catch (error) {
-    if (!dropped.stillDropped()) return;
-    if (isNotFoundError(error)) dropped.report(describeEnd(id, 'gone'));
-    else
-      debug(`session ${id}: asking the service after a drop failed: ${(error as Error).message}`);
-    return endQuietly(dropped);
+    // close() or a keep came first: then the drop was expected.
+    if (session.state !== 'dropped') return;
+    debug(`session ${id}: asking the service after a drop failed: ${(error as Error).message}`);
+    return endQuietly(dropped, 'service-ended');
   }
-  if (!dropped.stillDropped()) return;
-  if (session.status !== 'running') {
-    dropped.report(serviceEnd(id, session, dropped.limits, dropped.activity));
-    return endQuietly(dropped);
+  if (session.state !== 'dropped') return;
+  if (found?.status !== 'running') {
+    session.report(
+      found ? serviceEnd(id, found, dropped.limits, dropped.activity) : describeEnd(id, 'gone'),
+    );
+    return endQuietly(dropped, 'service-ended');
   }
-  dropped.report(describeEnd(id, 'connection_lost', { windowMs }));
-  const passesAt = Date.now() + windowMs;
-  const unsubscribe = tracker.observe({
-    lease(lease, event) {
-      if (lease !== dropped.lease || event !== 'closed' || kept.get(id)?.dropped !== dropped)
-        return;
-      // The tracker ended it: the window passed, or an exit path came first.
-      kept.delete(id);
-      closedKept.delete(id);
-      unsubscribe();
-      if (Date.now() >= passesAt - 100) {
-        dropped.report(describeEnd(id, 'window_passed', { windowMs }));
-      }
-      void endQuietly(dropped);
-    },
+  session.report(describeEnd(id, 'connection_lost', { windowMs }));
+  const unsubscribe = session.observe(({ from, event }) => {
+    if (from !== 'kept' || event === 'reattach' || kept.get(id)?.dropped !== dropped) return;
+    // Out of the window: it passed, or a close or an exit path came first.
+    kept.delete(id);
+    closedKept.delete(id);
+    unsubscribe();
+    if (event === 'window-passed') session.report(describeEnd(id, 'window_passed', { windowMs }));
+    void endQuietly(dropped, event === 'window-passed' ? 'window-passed' : 'close');
   });
   // Two browsers on one session that both dropped: the later one's window counts.
   takeKept(id);
   kept.set(id, { dropped, unsubscribe });
-  dropped.lease.keepFor(windowMs);
+  session.keepFor(windowMs);
 }
 
 /**
@@ -172,7 +166,13 @@ export function takeKept(id: string): TakenKept | undefined {
   kept.delete(id);
   closedKept.delete(id);
   entry.unsubscribe();
-  return entry.dropped;
+  const { dropped } = entry;
+  return {
+    id,
+    handOff: () => dropped.handOff(),
+    end: () => dropped.end(),
+    report: (end) => dropped.session.report(end),
+  };
 }
 
 /** Kept sessions whose browser was closed after its drop (a drop-in's close()). */
@@ -204,11 +204,13 @@ export function keptAfterClose(id: string): void {
   });
 }
 
-async function endQuietly(dropped: Dropped): Promise<void> {
+async function endQuietly(dropped: Dropped, event?: EndEvent): Promise<void> {
   await dropped
-    .end()
+    .end(event)
     .catch((error: unknown) =>
-      debug(`deleting session ${dropped.id} after a drop failed: ${(error as Error).message}`),
+      debug(
+        `deleting session ${dropped.session.id} after a drop failed: ${(error as Error).message}`,
+      ),
     );
 }
 

@@ -7,12 +7,11 @@
  *   closes) | `lost` (no answer: the sessions it may have made are found and ended, then the
  *   intent closes) | `abandoned` (the launch gave up: it finishes in the background and what it
  *   returns is ended);
- * - a session: `opened` (a lease holds it) → `ending` (DELETE sent) → `ended` (deleted, or
- *   gone), or back to open when the DELETE failed (`delete-failed`: still ours); `kept` (its
- *   connection dropped: still ours, ended later by its timer or the exit paths); handed over
- *   (the user keeps it running: no longer ours, `ended by kept` in the ledger).
+ * - a session: its states and transitions are its RemoteSession's (remote-session.ts); the
+ *   tracker holds every session still ours (`opened` until `closed`), writes the ledger lines
+ *   they ask for, and sends each DELETE once (`end()`).
  *
- * The live path (create-session.ts, session-lease.ts), the exit hooks, the watchdog and `reap`
+ * The live path (create-session.ts, remote-session.ts), the exit hooks, the watchdog and `reap`
  * all call into it. One per process (`tracker`), as the exit hooks and the watchdog are: a
  * client's sessions are ended on exit even if nothing else references the client. Each DELETE
  * is sent once however many paths ask.
@@ -22,6 +21,7 @@ import type { CallOptions, CallScope } from '../http/call-options.js';
 import { createDebug } from '../http/debug.js';
 import { isApiError, isConnectionError, isNotFoundError, isTimeoutError } from '../http/errors.js';
 import { nodeCrypto, sleep } from '../http/node-builtins.js';
+import type { SessionEnd } from './end-reason.js';
 import { LaunchError } from './errors.js';
 import {
   type CreateIntent,
@@ -63,11 +63,12 @@ export interface TrackedCreate {
   readonly call: Promise<SessionCreated>;
 }
 
-/** A session this process must end (a SessionLease, session-lease.ts). */
+/** A session this process must end (a RemoteSession, remote-session.ts). */
 export interface Lease {
   readonly id: string;
   readonly api: BrowserApi;
-  release(): Promise<void>;
+  /** `exit`: the exit paths end it (the session's own transition table says what that does). */
+  release(event?: 'exit'): Promise<void>;
 }
 
 /** Hears sessions open and close, and creates start and settle (the watchdog mirrors them). */
@@ -83,6 +84,8 @@ export interface TrackerObserver {
   ended?(id: string, by: EndedBy): void;
   /** Handed over: the user keeps the session running (no longer ours, not ended). */
   handedOver?(id: string): void;
+  /** Why a session went away without close(), as its end line says it (the usage's cause). */
+  reported?(id: string, end: SessionEnd): void;
 }
 
 /** How a DELETE ended: the session was deleted, or had already ended (404). */
@@ -106,8 +109,6 @@ export class SessionTracker {
   readonly #created = new Set<string>();
   readonly #creates = new Map<string, TrackedCreate>();
   readonly #leases = new Set<Lease>();
-  /** The `kept` sessions' timers (still ours: the exit paths end them too). */
-  readonly #keptTimers = new Map<Lease, ReturnType<typeof setTimeout>>();
   /** One DELETE per session: every path that ends one shares it. */
   readonly #ends = new Map<string, Promise<Ended>>();
   /** The keys of `#ends` whose DELETE has answered, oldest first, with their session ids. */
@@ -308,22 +309,6 @@ export class SessionTracker {
     recordDeleteFailed(lease.id);
   }
 
-  /**
-   * `kept`: the session's connection dropped but it stays ours (the exit paths and the watchdog
-   * still end it, the ledger still holds it open); it is ended after `windowMs` unless a lease
-   * release or hand-over comes first.
-   */
-  kept(lease: Lease, windowMs: number): void {
-    if (!this.#leases.has(lease)) return;
-    clearTimeout(this.#keptTimers.get(lease));
-    const timer = setTimeout(() => {
-      this.#keptTimers.delete(lease);
-      lease.release().catch(() => undefined);
-    }, windowMs);
-    timer.unref();
-    this.#keptTimers.set(lease, timer);
-  }
-
   /** Handed over: the user keeps the session running; a later reap must not end it. */
   handedOver(lease: Lease): void {
     recordEnded(lease.id, 'kept');
@@ -331,10 +316,13 @@ export class SessionTracker {
     this.closed(lease);
   }
 
+  /** Why a session went away without close(): told to the observers (usage counts it). */
+  reported(id: string, end: SessionEnd): void {
+    this.#emit((o) => o.reported?.(id, end));
+  }
+
   /** The session is no longer ours (ended or handed over). */
   closed(lease: Lease): void {
-    clearTimeout(this.#keptTimers.get(lease));
-    this.#keptTimers.delete(lease);
     if (!this.#leases.delete(lease)) return;
     this.#emit((o) => o.lease?.(lease, 'closed'));
   }
@@ -399,7 +387,7 @@ export class SessionTracker {
   }
 
   async #releaseAll(): Promise<void> {
-    await Promise.allSettled(this.leases().map((lease) => lease.release()));
+    await Promise.allSettled(this.leases().map((lease) => lease.release('exit')));
   }
 
   async #endCreate(create: TrackedCreate, graceMs: number): Promise<void> {

@@ -4,9 +4,13 @@
  * (sessions, creates on the wire) from IPC messages; when the parent is gone without a clean
  * goodbye it deletes those sessions and reconciles those creates like a lost create: the
  * ledger's orphan search (running sessions created since, unknown to the ledger, with the same
- * targeting). It writes the parent's ledger through ledger.ts, the one writer and line format;
- * it imports nothing else, so the child starts fast and the parent's state cannot break it.
+ * targeting). It writes the parent's ledger through ledger.ts, the one writer and line format,
+ * and talks to the service through `BrowserApi` like every other path (the same paths, id
+ * checks, retries and error classes); the client is loaded only when the parent is gone, so the
+ * child starts fast, and it shares none of the parent's state.
  */
+import type { BrowserApi } from '../browser-api/index.js';
+import { isNotFoundError } from '../http/errors.js';
 import {
   findOrphans,
   knownIds,
@@ -64,38 +68,41 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
   const intents = new Map<string, WatchdogIntent>();
   const recheckAfterMs = options.recheckAfterMs ?? 2000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
-  const api = `${options.origin}/api/v2/browser`;
-  const headers = { authorization: `Bearer ${options.token}` };
   let clean = false;
+  const call = () => ({ timeout: requestTimeoutMs });
 
-  const end = async (id: string): Promise<void> => {
-    const res = await fetch(`${api}/sessions/${encodeURIComponent(id)}`, {
-      method: 'DELETE',
-      headers,
-      signal: AbortSignal.timeout(requestTimeoutMs),
-    });
-    if (res.ok) recordEnded(id, 'watchdog', options.ledger);
-    else if (res.status === 404) recordEnded(id, 'gone', options.ledger);
+  const end = async (api: BrowserApi, id: string): Promise<void> => {
+    try {
+      await api.sessions.end(id, call());
+      recordEnded(id, 'watchdog', options.ledger);
+    } catch (error) {
+      // Anything else (a failure, no answer) is left to the reap and the service's idle timeout.
+      if (isNotFoundError(error)) recordEnded(id, 'gone', options.ledger);
+    }
   };
 
   /** Ends the running sessions the creates on the wire may have made; false when the list failed. */
-  const endOrphans = async (): Promise<boolean> => {
-    const res = await fetch(`${api}/sessions?status=running`, {
-      headers,
-      signal: AbortSignal.timeout(requestTimeoutMs),
-    });
-    if (!res.ok) return false;
-    const running = ((await res.json()) as { data?: RunningSession[] }).data ?? [];
+  const endOrphans = async (api: BrowserApi): Promise<boolean> => {
+    let running: RunningSession[];
+    try {
+      running = (await api.sessions.list({ status: 'running' }, call())).map((s) => ({
+        id: s.id,
+        created_at: s.created_at,
+        config: s.config as Record<string, unknown> | undefined,
+      }));
+    } catch {
+      return false;
+    }
     const known = new Set([...(options.ledger ? knownIds(options.ledger) : []), ...sessions]);
     const orphans = findOrphans(running, [...intents.values()], known);
-    await Promise.allSettled(orphans.map((s) => end(s.id)));
+    await Promise.allSettled(orphans.map((s) => end(api, s.id)));
     return true;
   };
 
-  const reconcileIntents = async (): Promise<void> => {
-    if (!(await endOrphans())) return;
+  const reconcileIntents = async (api: BrowserApi): Promise<void> => {
+    if (!(await endOrphans(api))) return;
     await new Promise((resolve) => setTimeout(resolve, recheckAfterMs));
-    if (!(await endOrphans())) return;
+    if (!(await endOrphans(api))) return;
     for (const id of intents.keys()) recordCreateSettled(id, options.ledger);
   };
 
@@ -115,10 +122,22 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
     },
     async parentGone() {
       if (clean || (sessions.size === 0 && intents.size === 0)) return;
-      await Promise.allSettled([
-        ...[...sessions].map((id) => end(id)),
-        intents.size > 0 ? reconcileIntents() : Promise.resolve(),
-      ]);
+      let api: BrowserApi;
+      try {
+        const { BrowserApi } = await import('../browser-api/client.js');
+        api = new BrowserApi({ baseUrl: options.origin, token: options.token });
+      } catch {
+        // No origin or token to act with: nothing can be ended (the reap still can).
+        return;
+      }
+      try {
+        await Promise.allSettled([
+          ...[...sessions].map((id) => end(api, id)),
+          intents.size > 0 ? reconcileIntents(api) : Promise.resolve(),
+        ]);
+      } finally {
+        await api.close().catch(() => {});
+      }
     },
   };
 }

@@ -83,6 +83,16 @@ describe('the built bin', () => {
       for (const heavy of ['emulator.js', 'zod', 'undici', 'playwright', 'puppeteer']) {
         expect(loaded.filter((l) => l.includes(heavy))).toEqual([]);
       }
+      // A shared chunk is named by a hash, not by what it holds: tsup heads each module it
+      // bundles with a `// src/<path>` line, so no chunk loaded may hold an emulator module.
+      const chunks = loaded.filter((l) => l.includes('/dist/')).map((l) => l.slice(7));
+      for (const chunk of chunks) {
+        const text = await readFile(new URL(chunk), 'utf8');
+        expect({ chunk, emulator: text.match(/^\/\/ src\/emulator\/.*$/m)?.[0] }).toEqual({
+          chunk,
+          emulator: undefined,
+        });
+      }
     }
     // The same probe sees them when a command does run.
     const { stderr } = await run(process.execPath, ['--import', TRACE, BIN, 'sessions', 'list'], {

@@ -1,6 +1,6 @@
 /** Which hint a failed connection or a 404 gets, socket error by socket error (issue 18). */
 import { describe, expect, it } from 'vitest';
-import { connectionHint, notTheApiHint } from '../../src/http/hints.js';
+import { connectionHint, notFoundHintFor, notTheApiHint } from '../../src/http/hints.js';
 
 describe('connectionHint', () => {
   const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
@@ -55,5 +55,22 @@ describe('notTheApiHint', () => {
     expect(hint('<html>', false, 'account')).toBe(
       "https://h/x does not look like the account service's API (it has no such route): set REMOTE_BROWSER_ACCOUNT_URL to the service origin (e.g. https://host, without a path; the client appends /api/v2/base)",
     );
+  });
+});
+
+describe('notFoundHintFor: the hint a service client gives its transport', () => {
+  const hint = notFoundHintFor('browser', 'https://h/api/v2/browser', ['/sessions', '/tools/*']);
+
+  it('says the URL is not the API on a static route (exact or prefix*), even with an API body', () => {
+    expect(hint('/sessions', { error: 'Not found' })).toContain('does not look like');
+    expect(hint('/tools/click', { error: 'Not found' })).toContain('does not look like');
+  });
+
+  it("says nothing for a route with an id that answered the API's JSON error", () => {
+    expect(hint('/sessions/abc', { error: 'no such session' })).toBeUndefined();
+  });
+
+  it("says it for any route whose 404 is not the API's JSON", () => {
+    expect(hint('/sessions/abc', '<html>nginx</html>')).toContain('https://h/api/v2/browser');
   });
 });

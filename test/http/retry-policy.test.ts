@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_RETRY,
   errorCode,
+  nextRetryDelay,
   retryDelay,
   SLOT_WAIT,
   wasNeverSent,
@@ -74,5 +75,34 @@ describe('errorCode', () => {
     a.cause = b;
     expect(errorCode(a)).toBeUndefined();
     expect(wasNeverSent(a)).toBe(false);
+  });
+});
+
+describe('nextRetryDelay: the retry step, apart from the request loop', () => {
+  const policy = { ...DEFAULT_RETRY, baseDelayMs: 100 };
+  const get = { idempotent: true, unprocessed: new Set<number>(), policy };
+  const post = { idempotent: false, unprocessed: new Set<number>(), policy };
+
+  it('retries a connection error of an idempotent call, and of any call that never left', () => {
+    expect(nextRetryDelay({}, 0, get)).toBeTypeOf('number');
+    expect(nextRetryDelay({ neverSent: true }, 0, post)).toBeTypeOf('number');
+    expect(nextRetryDelay({ neverSent: false }, 0, post)).toBeUndefined();
+  });
+
+  it('retries a retryable status of an idempotent call, Retry-After first', () => {
+    expect(nextRetryDelay({ status: 503, retryAfterMs: 1234 }, 0, get)).toBe(1234);
+    expect(nextRetryDelay({ status: 404 }, 0, get)).toBeUndefined();
+    expect(nextRetryDelay({ status: 500 }, 0, get)).toBeUndefined();
+  });
+
+  it('retries a POST only on a status the service says it did nothing with', () => {
+    expect(nextRetryDelay({ status: 429, retryAfterMs: 50 }, 0, post)).toBeUndefined();
+    const account = { ...post, unprocessed: new Set([429]) };
+    expect(nextRetryDelay({ status: 429, retryAfterMs: 50 }, 0, account)).toBe(50);
+    expect(nextRetryDelay({ status: 503, retryAfterMs: 50 }, 0, account)).toBeUndefined();
+  });
+
+  it("gives up after the policy's retries", () => {
+    expect(nextRetryDelay({ status: 503 }, DEFAULT_RETRY.retries, get)).toBeUndefined();
   });
 });

@@ -3,6 +3,8 @@
  * Transport on it per test, closed after each test along with the service's request log.
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { unwrapData } from '../../src/browser-api/envelope.js';
+import { notFoundHintFor } from '../../src/http/hints.js';
 import { Transport } from '../../src/http/transport.js';
 import { startTestServer, type TestServer } from '../helpers/http-server.js';
 
@@ -45,7 +47,8 @@ export function useBrowserTransport(
         origin: started().origin,
         apiPath: '/api/v2/browser',
         authorization: `Bearer ${token}`,
-        unwrapData: true,
+        payloadOf: unwrapData,
+        notFoundHint: notFoundHintFor('browser', `${started().origin}/api/v2/browser`, []),
         ...defaults,
         ...options,
       });

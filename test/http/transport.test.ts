@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { unwrapData } from '../../src/browser-api/envelope.js';
 import { setDebugSink } from '../../src/http/debug.js';
 import {
   AbortError,
@@ -36,6 +37,7 @@ import {
   TimeoutError,
   UpstreamError,
 } from '../../src/http/errors.js';
+import { notFoundHintFor } from '../../src/http/hints.js';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { clearRegisteredSecrets, registerSecret } from '../../src/http/redact.js';
 import { type DownloadSpec, type StreamToSpec, Transport } from '../../src/http/transport.js';
@@ -113,7 +115,8 @@ function transport(
     origin,
     apiPath: '/api/v2/browser',
     authorization: `Bearer ${TOKEN}`,
-    unwrapData: true,
+    payloadOf: unwrapData,
+    notFoundHint: notFoundHintFor('browser', `${origin}/api/v2/browser`, []),
     ...extra,
   });
   transports.push(t);
@@ -212,7 +215,7 @@ describe('Transport', () => {
       service: 'account',
       apiPath: '/api/v2/base',
       authorization: 'x-api-key k1',
-      unwrapData: false,
+      payloadOf: undefined,
     });
     expect(await t.request({ method: 'GET', path: '/llm/balance/', what: 'balance' })).toEqual({
       balance: 3,
@@ -669,7 +672,12 @@ describe('Transport.request edges', () => {
 
   it('names a 404 on a static route (exact or prefix*) as the wrong URL, even with an API body', async () => {
     service.server.respond(json(404, { error: 'Not found' }));
-    const t = browserTransport({ staticRoutes: ['/sessions*', '/health'] });
+    const t = browserTransport({
+      notFoundHint: notFoundHintFor('browser', `${service.server.origin}/api/v2/browser`, [
+        '/sessions*',
+        '/health',
+      ]),
+    });
     const hintOf = async (path: string) => {
       const err: any = await t.request({ method: 'GET', path, what: 'x' }).catch((e: any) => e);
       expect(err).toBeInstanceOf(NotFoundError);
@@ -688,7 +696,7 @@ describe('Transport.request edges', () => {
     });
     expect(await t.request(get)).toBeUndefined();
     service.server.respond(textHandler(200, ''));
-    const account = browserTransport({ service: 'account', unwrapData: false });
+    const account = browserTransport({ service: 'account', payloadOf: undefined });
     expect(await account.request(get)).toBeUndefined();
     for (const body of ['plain text', 'null']) {
       service.server.respond(textHandler(200, body));

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import type { SessionCreated } from '../../src/browser-api/index.js';
 import { COOPERATIVE, installExitHooks } from '../../src/launch/exit-hooks.js';
-import { SessionLease } from '../../src/launch/session-lease.js';
+import { RemoteSession as SessionLease } from '../../src/launch/remote-session.js';
 import { tracker } from '../../src/launch/tracker.js';
 import { deferred } from '../helpers/deferred.js';
 import { json } from '../helpers/http-server.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
-import { releaseAll } from '../../src/launch/session-lease.js';
+import { releaseAll } from '../../src/launch/remote-session.js';
 import { deferred } from '../helpers/deferred.js';
 import {
   type Handler,

@@ -8,7 +8,7 @@ import { installExitHooks } from '../../src/launch/exit-hooks.js';
 import { openEntries, openIntents } from '../../src/launch/ledger.js';
 import { openSession } from '../../src/launch/open-session.js';
 import { reapSessions } from '../../src/launch/reap.js';
-import { SessionLease } from '../../src/launch/session-lease.js';
+import { RemoteSession as SessionLease } from '../../src/launch/remote-session.js';
 import { json } from '../helpers/http-server.js';
 import { TOKEN, useFakeService } from './fake-service.js';
 

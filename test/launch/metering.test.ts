@@ -20,7 +20,7 @@ import {
   settleUsage,
   usage,
 } from '../../src/launch/metering.js';
-import { SessionLease } from '../../src/launch/session-lease.js';
+import { RemoteSession } from '../../src/launch/remote-session.js';
 import { tracker } from '../../src/launch/tracker.js';
 import { pendingRow, row, validSubmit } from '../account-api/fixtures.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
@@ -31,14 +31,14 @@ const SESSIONS = /^\/sessions$/;
 const scope = () => callScope({ timeout: 30_000 }, 30_000, 'launchRemote');
 
 /** A create and the lease that holds it, as a launch makes them. */
-async function launch(): Promise<SessionLease> {
+async function launch(): Promise<RemoteSession> {
   const api = service.api();
   const { created, slot } = await createSession(
     api,
     { country: 'us', proxy_password: 'pw' } as never,
     { scope: scope(), waitForSlot: true, what: 'launchRemote' },
   );
-  return new SessionLease(api, created.id, slot);
+  return new RemoteSession(api, created.id, slot);
 }
 
 const sessionOf = (id: string) => usage().sessions.find((s) => s.id === id);

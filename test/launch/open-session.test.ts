@@ -11,6 +11,7 @@ import { Recordings } from '../../src/browser-api/resources/recordings.js';
 import { LaunchError, PreflightError } from '../../src/launch/errors.js';
 import { adoptSession, connectWithin, openSession } from '../../src/launch/open-session.js';
 import { isKept } from '../../src/launch/reconnect-window.js';
+import { PROBE_TIMEOUT_MS } from '../../src/launch/remote-session.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
 import { rejection } from '../helpers/rejection.js';
@@ -296,7 +297,11 @@ describe("stillRunning(): the pools' check of a warm session", () => {
     const opened = await launch();
     const retrieve = vi.spyOn(opened.api.sessions, 'retrieve');
     expect(await opened.stillRunning(5000)).toBe(true);
-    expect(retrieve).toHaveBeenCalledWith(opened.info.id, { timeout: 5000 });
+    // The one probe's timeout, bounded by the pool's own wait (5000 ms here) as a signal.
+    expect(retrieve).toHaveBeenCalledWith(opened.info.id, {
+      timeout: PROBE_TIMEOUT_MS,
+      signal: expect.any(AbortSignal),
+    });
     expect(warnings).toEqual([]);
     expect(service.calls('DELETE', ONE)).toHaveLength(0);
     await opened.finish();

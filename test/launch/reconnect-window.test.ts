@@ -3,7 +3,7 @@
  * drop under a reuse key goes to one later launch with that key, never to another key, never
  * after its window; and the key says when two launches are interchangeable.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import type { SessionEnd } from '../../src/launch/end-reason.js';
 import {
@@ -15,7 +15,7 @@ import {
   takeKept,
   takeKeptFor,
 } from '../../src/launch/reconnect-window.js';
-import { SessionLease } from '../../src/launch/session-lease.js';
+import { RemoteSession as SessionLease } from '../../src/launch/remote-session.js';
 import { withEnv } from '../helpers/env.js';
 import { json } from '../helpers/http-server.js';
 import { eventually } from '../helpers/pages.js';
@@ -39,26 +39,26 @@ function answerLookups(): void {
 /** A running session whose connection just dropped, as a launch hands it to handleDrop(). */
 function dropOf(api: BrowserApi, reuseKey: string | undefined, windowMs = 60_000) {
   const { id } = service.createSession('');
-  const lease = new SessionLease(api, id);
-  const reports: SessionEnd[] = [];
-  let handedOff = false;
+  const session = new SessionLease(api, id);
+  session.drop();
+  // What the session says (its end reason), in order.
+  const reports = vi.spyOn(session, 'report');
   const dropped: Dropped = {
-    api,
-    id,
+    session,
     windowMs,
     limits: {},
     activity: { sinceLeaseMs: 0, launched: true, atMs: Date.now() },
-    stillDropped: () => !handedOff,
-    report: (end) => reports.push(end),
-    end: () => lease.release(),
-    lease,
-    handOff() {
-      handedOff = true;
-      return lease.handOff();
-    },
+    end: (event) => session.release(event),
+    handOff: () => session.handOff(),
     reuseKey,
   };
-  return { id, dropped, reports };
+  return {
+    id,
+    dropped,
+    get reports(): SessionEnd[] {
+      return reports.mock.calls.map(([end]) => end);
+    },
+  };
 }
 
 describe('takeKeptFor: a kept drop-in session goes to one launch', () => {

@@ -20,7 +20,7 @@ import { ApiError, ConnectionError, NotFoundError, TimeoutError } from '../../sr
 import { LaunchError } from '../../src/launch/errors.js';
 import { ledgerPath, openEntries, openIntents, recordCreated } from '../../src/launch/ledger.js';
 import { clearPreflightCache, preflight } from '../../src/launch/preflight.js';
-import { releaseAll, SessionLease } from '../../src/launch/session-lease.js';
+import { releaseAll, RemoteSession as SessionLease } from '../../src/launch/remote-session.js';
 import {
   clientKey,
   isLostCreate,
@@ -735,7 +735,8 @@ describe('a session', () => {
   it('kept: still ours (open in the ledger, ended by the exit paths) until its window ends it', async () => {
     const api = service.api();
     const l = new SessionLease(api, service.createSession('').id);
-    tracker.kept(l, 50);
+    l.drop();
+    l.keepFor(50);
     expect(tracker.holds(l)).toBe(true);
     expect(openEntries().map((e) => e.id)).toContain(l.id);
     await eventually(() => !tracker.holds(l), 5000, 'the kept window');
@@ -746,7 +747,8 @@ describe('a session', () => {
   it('kept, then released before its window: one DELETE, the timer does nothing more', async () => {
     const api = service.api();
     const l = new SessionLease(api, service.createSession('').id);
-    tracker.kept(l, 30);
+    l.drop();
+    l.keepFor(30);
     await l.release();
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(service.calls('DELETE', ONE)).toHaveLength(1);

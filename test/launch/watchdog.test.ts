@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionCreated } from '../../src/browser-api/index.js';
 import { ledgerPath } from '../../src/launch/ledger.js';
-import { SessionLease } from '../../src/launch/session-lease.js';
+import { RemoteSession as SessionLease } from '../../src/launch/remote-session.js';
 import { tracker } from '../../src/launch/tracker.js';
 import {
   feedWatchdog,

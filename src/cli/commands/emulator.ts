@@ -6,7 +6,6 @@
  */
 import type { Command } from 'commander';
 import type { EmulatorHandle, EmulatorOptions } from '../../emulator/index.js';
-import { isLoopbackHost } from '../../emulator/server/own-origin.js';
 import { runChild } from '../child.js';
 import { CliError, usageError } from '../errors.js';
 import { act, integer, type Options, type Runtime } from '../kit.js';
@@ -83,12 +82,15 @@ export function register(program: Command, rt: Runtime): void {
     .option('--write-env <file>', 'also write the credentials to this dotenv file')
     .action(
       act(rt, async (out, [command], opts) => {
-        const options = optionsOf(opts);
+        // Loaded only when the command runs: `--help` loads no emulator code.
+        const [{ startEmulator }, { runEmulatorForeground }, { isLoopbackHost }] =
+          await Promise.all([
+            import('../../emulator/index.js'),
+            import('../../emulator/cli-entry.js'),
+            import('../../emulator/server/own-origin.js'),
+          ]);
+        const options = optionsOf(opts, isLoopbackHost);
         const argv = command as string[];
-        const [{ startEmulator }, { runEmulatorForeground }] = await Promise.all([
-          import('../../emulator/index.js'),
-          import('../../emulator/cli-entry.js'),
-        ]);
         if (argv.length > 0) {
           const handle = await startEmulator(options);
           const { writeCaFile } = await import('../../emulator/cli-entry.js');
@@ -133,7 +135,7 @@ export function register(program: Command, rt: Runtime): void {
     );
 }
 
-function optionsOf(opts: Options): EmulatorOptions {
+function optionsOf(opts: Options, isLoopbackHost: (host: string) => boolean): EmulatorOptions {
   const options: EmulatorOptions = { port: opts.port as number, host: opts.host as string };
   if (opts.expose === true) options.expose = true;
   else if (!isLoopbackHost(options.host as string)) {

@@ -80,7 +80,6 @@ export async function startAccountTarget(): Promise<AccountTarget> {
         origin: baseUrl,
         apiPath: '/api/v2/base',
         authorization,
-        unwrapData: false,
         retry: { retries: 0 },
       });
       closers.push(() => transport.close());

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, WebSocket } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unwrapData } from '../../../src/browser-api/envelope.js';
 import {
   AsyncSessionError,
   type BrowserApi,
@@ -63,7 +64,7 @@ function raw(token = target.credentials.token): Transport {
     origin: target.baseUrl,
     apiPath: '/api/v2/browser',
     authorization: `Bearer ${token}`,
-    unwrapData: true,
+    payloadOf: unwrapData,
     retry: { retries: 0 },
   });
 }
