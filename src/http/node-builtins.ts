@@ -20,6 +20,9 @@ export const nodeUtil = () => process.getBuiltinModule('node:util');
 export const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 export const nodeStream = () => process.getBuiltinModule('node:stream');
 export const nodeChildProcess = () => process.getBuiltinModule('node:child_process');
+export const nodeDns = () => process.getBuiltinModule('node:dns');
+export const nodeHttp = () => process.getBuiltinModule('node:http');
+export const nodeHttps = () => process.getBuiltinModule('node:https');
 
 /** `util.inspect.custom`, a registered symbol: the same value without loading `node:util`. */
 export const INSPECT_CUSTOM: typeof import('node:util').inspect.custom = Symbol.for(

@@ -11,11 +11,10 @@
  *   to the tab's top document;
  * - `localhost` names resolved to loopback, never through DNS (loopback-names.ts).
  */
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { getDomain } from 'tldts';
 import type WebSocketType from 'ws';
 import { createDebug } from '../http/debug.js';
+import { nodeHttp, nodeHttps } from '../http/node-builtins.js';
 import type { ExposedHosts } from './host-patterns.js';
 import { loopbackFirstLookup } from './loopback-names.js';
 
@@ -83,8 +82,8 @@ export async function openBridgedSocket(
   const { default: WebSocket } = await import('ws');
   const agent =
     target.protocol === 'wss:'
-      ? new HttpsAgent({ lookup: loopbackFirstLookup })
-      : new HttpAgent({ lookup: loopbackFirstLookup });
+      ? new (nodeHttps().Agent)({ lookup: loopbackFirstLookup })
+      : new (nodeHttp().Agent)({ lookup: loopbackFirstLookup });
   const socket = new WebSocket(target.href, request.protocols, {
     origin: pageOrigin,
     headers,

@@ -5,7 +5,8 @@
  * listens on one of them; Node tries both), whatever the client's resolver would have said, so
  * a DNS answer for `pwn.localhost` pointing at another machine is never used.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { nodeDns } from '../http/node-builtins.js';
 
 const LOOPBACK: LookupAddress[] = [
   { address: '127.0.0.1', family: 4 },
@@ -34,7 +35,7 @@ export function loopbackFirstLookup(
   callback: LookupCallback,
 ): void {
   if (!isLocalhostName(hostname)) {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    nodeDns().lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error || options.all) callback(error, addresses);
       else callback(null, addresses[0]?.address ?? '', addresses[0]?.family);
     });

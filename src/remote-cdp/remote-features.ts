@@ -10,9 +10,7 @@
  */
 import type { CdpChannel } from './cdp-channel.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
-import { startNetworkTunnel } from './network-tunnel.js';
 import { remoteCdpFor } from './remote-cdp.js';
-import { startWebSocketBridge } from './websocket-bridge.js';
 
 export interface RemoteFeatureOptions {
   /** See `ConnectOptions.exposeNetwork`. Default: `'<loopback>'`. */
@@ -31,7 +29,14 @@ export async function startRemoteFeatures(
 ): Promise<void> {
   const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
   if (parseExposeNetwork(exposeNetwork).empty) return;
-  const cdp = await remoteCdpFor(browser, open);
+  // The tunnel and the bridge (undici, ws, zod, node:dns/http/crypto) load with the first
+  // browser that starts them, alongside its session's opening: importing an adapter loads none
+  // of them (test/package/entry-isolation.test.ts).
+  const [cdp, { startWebSocketBridge }, { startNetworkTunnel }] = await Promise.all([
+    remoteCdpFor(browser, open),
+    import('./websocket-bridge.js'),
+    import('./network-tunnel.js'),
+  ]);
   // The order the features see a paused request in is INTERCEPT_ORDER's, not this one.
   const stops = await Promise.all([
     startWebSocketBridge(cdp, exposeNetwork),

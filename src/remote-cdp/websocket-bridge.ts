@@ -22,7 +22,7 @@
  * sessions, so the bridge attaches with `flatten: false` and speaks through
  * `Target.sendMessageToTarget` / `Target.receivedMessageFromTarget` on the browser-level session.
  */
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../http/node-builtins.js';
 import { parseExposeNetwork } from './host-patterns.js';
 import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
 import { urlPatternRegex } from './url-pattern.js';
@@ -41,7 +41,7 @@ export async function startWebSocketBridge(
 ): Promise<() => Promise<void>> {
   const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return async () => {};
-  const nonce = randomUUID();
+  const nonce = nodeCrypto().randomUUID();
   const config = {
     patterns: hosts.fetchPatterns.map((p) => urlPatternRegex(p.urlPattern ?? '*').source),
     up: `remote-browser-ws-up-${nonce}`,

@@ -334,8 +334,11 @@ describe.each(['remote', 'none'] as const)(
             'country',
             'ip',
             'isp',
+            'latitude',
+            'longitude',
             'region',
             'session_type',
+            'time_zone',
             'zip',
           ].sort(),
         );
