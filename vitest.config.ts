@@ -46,6 +46,10 @@ export default defineConfig({
           include: ['test/**/*.e2e.test.ts', 'test/contract/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // On CI a failed e2e test runs once more, as Playwright's own CI configs do: a whole run
+          // of real Chromium on 2 busy cores saw one load-bound timeout (a Puppeteer geo frame)
+          // after this wave's merges. A retried test is still printed; locally none is retried.
+          retry: process.env.CI ? 1 : 0,
           // Chromium per session on a 2-core machine: at most two e2e files at once.
           setupFiles: ['test/global/e2e-two-at-a-time.ts'],
         },

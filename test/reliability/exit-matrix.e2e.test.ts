@@ -135,6 +135,18 @@ async function exitOf(child: Child, withinMs = 30_000) {
  * reap over the child's ledger. Asserts the exit path left nothing running, that the reap's
  * `ended` counts only sessions that were running, and that nothing is running afterwards.
  */
+/** How many processes have `entry` in their environment (Linux /proc; 0 elsewhere). */
+function processesWithEnv(entry: string): number {
+  let count = 0;
+  for (const pid of existsSync('/proc') ? readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) count++;
+    } catch {}
+  }
+  return count;
+}
+
 async function expectCleanAfter(child: Child, settleMs = 15_000): Promise<void> {
   await eventually(async () => (await running()) === 0, settleMs, 'the exit path').catch(
     () => undefined,
@@ -232,6 +244,15 @@ describe('exit matrix: launchRemote in a process that is ended', () => {
     child.proc.kill('SIGKILL');
     await exitOf(child);
     await expectCleanAfter(child);
+    // Its watchdog looks for the lost create twice; a session the next case creates on the same
+    // account and targeting before that second look would be taken for it and ended. So the next
+    // case starts once this watchdog has finished (see the closing note of the wave: two
+    // processes on one account can meet this in the field too).
+    await eventually(
+      () => processesWithEnv(`REMOTE_BROWSER_CACHE_DIR=${child.ledgerDir}`) === 0,
+      60_000,
+      'the watchdog to finish',
+    );
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
