@@ -104,12 +104,39 @@ export class FileStore implements BudgetStore {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      // A holder that died mid-update leaves the lock: taken over once it is clearly stale.
-      const age = Date.now() - (fs.statSync(this.#lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-      if (age > LOCK_STALE_MS) fs.rmSync(this.#lock, { recursive: true, force: true });
+      const held = fs.statSync(this.#lock, { throwIfNoEntry: false });
+      // Released between the mkdir and the stat: try again at once. (Reading a missing lock as
+      // stale removed the lock another process had just taken, and both counted at once.)
+      if (!held) continue;
+      if (Date.now() - held.mtimeMs > LOCK_STALE_MS) this.#takeOver(held.mtimeMs);
       else if (Date.now() > until) throw new Error(`budget: ${this.#lock} stayed locked`);
       else Atomics.wait(pause, 0, 0, 2);
     }
+  }
+
+  /**
+   * A holder that died mid-update leaves the lock: it is taken over once clearly stale. The
+   * stale lock is moved aside first (a rename: one process wins), and removed only if what was
+   * moved is still the stale one; a fresh lock taken meanwhile is put back.
+   */
+  #takeOver(staleMtimeMs: number): void {
+    const fs = nodeFs();
+    const aside = `${this.#lock}.${process.pid}.stale`;
+    try {
+      fs.renameSync(this.#lock, aside);
+    } catch {
+      return; // another process took it over, or its holder released it
+    }
+    const moved = fs.statSync(aside, { throwIfNoEntry: false });
+    if (moved && moved.mtimeMs !== staleMtimeMs) {
+      try {
+        fs.renameSync(aside, this.#lock);
+        return;
+      } catch {
+        // the lock was taken again meanwhile: the moved one is then its holder's to lose
+      }
+    }
+    fs.rmSync(aside, { recursive: true, force: true });
   }
 }
 

@@ -3,7 +3,7 @@
  * budget and what was spent; what was reserved and never charged is given back; a run's
  * counter in its directory is shared by processes, and never hands out more than the limit.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -106,14 +106,26 @@ describe('FileStore', () => {
     expect(state.stopped).toMatch(/^worker 2: over the run budget of 1 sessions/);
   });
 
+  it('takes over a lock its holder left behind once it is stale', () => {
+    const dir = tempDir();
+    const lock = join(dir, 'budget.lock');
+    mkdirSync(lock);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const budget = new Budget({ sessions: 2 }, 'run', new FileStore(dir));
+    budget.reserveSession('after a crash');
+    expect(existsSync(lock)).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, 'budget.json'), 'utf8')).sessions).toBe(1);
+  });
+
   it('never hands out more than the limit to processes taking at once', async () => {
     const dir = tempDir();
-    const children = [1, 2, 3].map(() =>
-      runChildScript('budget-reserve.ts', { BUDGET_DIR: dir, BUDGET_SESSIONS: '40' }),
+    const children = [1, 2, 3, 4].map(() =>
+      runChildScript('budget-reserve.ts', { BUDGET_DIR: dir, BUDGET_SESSIONS: '400' }),
     );
     await Promise.all(children.map((c) => c.exited));
     const took = children.map((c) => Number(/took (\d+)/.exec(c.output())?.[1]));
-    expect(took.reduce((a, b) => a + b, 0)).toBe(40);
-    expect(JSON.parse(readFileSync(join(dir, 'budget.json'), 'utf8')).sessions).toBe(40);
+    expect(took.reduce((a, b) => a + b, 0)).toBe(400);
+    expect(JSON.parse(readFileSync(join(dir, 'budget.json'), 'utf8')).sessions).toBe(400);
   }, 60_000);
 });
