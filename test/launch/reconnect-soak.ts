@@ -62,11 +62,14 @@ export async function crawl(
   const crawled = new Set<string>();
   let retries = 0;
   let launchFailures = 0;
+  const launched = new Set<Browser>();
   // A launch a cut fails (its connect dropped) is retried, as a framework retries it.
   const launch = async (): Promise<Browser> => {
     for (;;) {
       try {
-        return await pool.launch();
+        const browser = await within(pool.launch(), 'pool.launch()');
+        launched.add(browser);
+        return browser;
       } catch (error) {
         if (++launchFailures > 20) throw error;
       }
@@ -77,7 +80,7 @@ export async function crawl(
     for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
       try {
         const context = browser.contexts()[0]!;
-        const page = context.pages()[0] ?? (await context.newPage());
+        const page = context.pages()[0] ?? (await within(context.newPage(), 'newPage()'));
         await page.goto(url, { timeout: 15_000 });
         crawled.add(url);
       } catch {
@@ -86,11 +89,14 @@ export async function crawl(
         if (!browser.isConnected()) browser = await launch();
       }
     }
-    return browser;
   };
-  const browsers = await Promise.all(Array.from({ length: options.workers }, worker));
-  await Promise.all(browsers.map((b) => b.close().catch(() => {})));
-  await pool.close();
+  try {
+    await Promise.all(Array.from({ length: options.workers }, worker));
+  } finally {
+    // A failed crawl still ends what it started, so the failure is the only one reported.
+    await Promise.all([...launched].map((b) => b.close().catch(() => {})));
+    await pool.close();
+  }
   const ms = performance.now() - started;
   const cuts = (await emu.admin.state()).connectionCuts - cutsBefore;
   const sessions = await listAll(emu, account.token);
@@ -112,6 +118,19 @@ export async function crawl(
     poolStats: { ...pool.stats } as Record<string, number>,
     ms: Math.round(ms),
   };
+}
+
+/** A step of the crawl bounded, so a stuck one fails the soak by name instead of by timeout. */
+async function within<T>(step: Promise<T>, what: string, ms = 45_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`reconnect soak: ${what} took over ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([step, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function listAll(emu: EmulatorHandle, token: string): Promise<{ status: string }[]> {
