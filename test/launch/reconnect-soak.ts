@@ -23,6 +23,8 @@ export interface SoakResult {
   retries: number;
   /** Launches that failed (a cut during the connect) and were retried. */
   launchFailures: number;
+  /** Their messages, so a soak that fails says what failed. */
+  launchErrors: string[];
   sessionsCreated: number;
   cuts: number;
   runningAfter: number;
@@ -62,6 +64,7 @@ export async function crawl(
   const crawled = new Set<string>();
   let retries = 0;
   let launchFailures = 0;
+  const launchErrors: string[] = [];
   const launched = new Set<Browser>();
   // A launch a cut fails (its connect dropped) is retried, as a framework retries it.
   const launch = async (): Promise<Browser> => {
@@ -71,6 +74,7 @@ export async function crawl(
         launched.add(browser);
         return browser;
       } catch (error) {
+        launchErrors.push((error as Error).message);
         if (++launchFailures > 20) throw error;
       }
     }
@@ -112,6 +116,7 @@ export async function crawl(
     crawled: crawled.size,
     retries,
     launchFailures,
+    launchErrors,
     sessionsCreated: sessions.length,
     cuts,
     runningAfter: running,
