@@ -2,8 +2,8 @@
  * `/notifications/`: an unread queue per account. Choices the spec leaves open: the list is a
  * bare JSON array of `{notification_id, category, title, message, created}`, oldest first;
  * `DELETE /notifications/{id}` answers 204, also for one already read (marking read is
- * idempotent); a malformed id is 400 `{notification_id: ['must be a UUID']}`; an id unknown to this account
- * is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
+ * idempotent); a malformed id is 400 `{notification_id: ['must be a UUID']}`; an id unknown to
+ * this account is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
