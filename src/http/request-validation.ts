@@ -81,6 +81,9 @@ const ARTICLE: Record<string, string> = {
 
 const shownValue = shown;
 
+const items = (count: number | bigint) => (count === 1 ? 'item' : 'items');
+const lengthOf = (input: unknown) => String((input as unknown[] | undefined)?.length);
+
 /** Words a zod issue with the allowed values and what was sent (the browser client's style). */
 export function describeIssue(issue: RequestIssue): string {
   // zod omits `input` only when the key is absent (undefined is never "reported").
@@ -101,10 +104,16 @@ export function describeIssue(issue: RequestIssue): string {
     }
     case 'too_small':
       if (issue.origin === 'string') return 'must not be empty';
+      if (issue.origin === 'array') {
+        return `must have at least ${String(issue.minimum)} ${items(issue.minimum)} (got ${lengthOf(issue.input)})`;
+      }
       return `must be ${issue.inclusive ? '>=' : '>'} ${String(issue.minimum)} (got ${shown(issue.input)})`;
     case 'too_big':
       if (issue.origin === 'string') {
         return `must be at most ${String(issue.maximum)} characters (got ${String((issue.input as string | undefined)?.length)})`;
+      }
+      if (issue.origin === 'array') {
+        return `must have at most ${String(issue.maximum)} ${items(issue.maximum)} (got ${lengthOf(issue.input)})`;
       }
       return `must be ${issue.inclusive ? '<=' : '<'} ${String(issue.maximum)} (got ${shown(issue.input)})`;
     default:

@@ -61,6 +61,13 @@ describe('parseRequest and describeIssue', () => {
       'must be <= 9 (got 10)',
       'must be < 1 (got 1)',
     ]);
+    const list = z.object({ tags: z.array(z.string()).min(1).max(2) });
+    expect(issuesOf(() => parseWire('w', list, { tags: [] }))).toEqual([
+      { path: 'tags', message: 'must have at least 1 item (got 0)' },
+    ]);
+    expect(issuesOf(() => parseWire('w', list, { tags: ['a', 'b', 'c'] }))).toEqual([
+      { path: 'tags', message: 'must have at most 2 items (got 3)' },
+    ]);
     expect(wire({ ...valid, count: 1.5 }).map((i) => i.message)).toEqual([
       'must be an integer (got 1.5)',
     ]);

@@ -9,30 +9,27 @@
  * every account. Each answers after its webhook deliveries have finished, so a test can assert
  * on what its receiver got. Errors are the control plane's flat `{error}`.
  */
+import { zod } from '../../http/lazy-schema.js';
 import { HttpError } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { parseBody } from '../server/wire.js';
 import type { AccountServiceContext } from './context.js';
-import { EVENT_TYPE_NAMES } from './events.js';
+import { EVENT_TYPES } from './events.js';
 import { notificationView, pushNotification } from './notifications.js';
 import type { AccountRecord } from './types.js';
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The account a call names, by id or key; an optional one means every account. */
+const naming = () => ({ accountId: zod().string().optional(), apiKey: zod().string().optional() });
 
 /** The accounts a request names (all of them when it names none and `all`), else a flat error. */
 function targets(
   ctx: AccountServiceContext,
-  body: Record<string, unknown>,
+  { accountId, apiKey }: { accountId?: string | undefined; apiKey?: string | undefined },
   all: boolean,
 ): AccountRecord[] {
-  const { accountId, apiKey } = body;
-  if (typeof accountId === 'string') {
-    const account = ctx.accounts.byId(accountId);
-    if (!account) throw new HttpError(404, 'Account not found');
-    return [account];
-  }
-  if (typeof apiKey === 'string') {
-    const account = ctx.accounts.byApiKey(apiKey);
+  if (accountId !== undefined || apiKey !== undefined) {
+    const account =
+      accountId !== undefined ? ctx.accounts.byId(accountId) : ctx.accounts.byApiKey(apiKey ?? '');
     if (!account) throw new HttpError(404, 'Account not found');
     return [account];
   }
@@ -44,48 +41,44 @@ export function registerAdminActionRoutes(
   routes: RouteRegistrar,
   ctx: AccountServiceContext,
 ): void {
+  const types = EVENT_TYPES.map((e) => e.type) as [string, ...string[]];
+  const EventSchema = zod().object({
+    ...naming(),
+    type: zod().enum(types),
+    data: zod().unknown().optional(),
+  });
+  const NotificationSchema = zod().object({
+    ...naming(),
+    message: zod().string().min(1),
+    title: zod().string().optional(),
+    category: zod().string().optional(),
+  });
+  const PurchaseSchema = zod().object({
+    ...naming(),
+    credits: zod().number().int().min(0).default(100),
+  });
+
   routes.add('POST', '/events', async ({ body }) => {
-    if (!isRecord(body)) {
-      throw new HttpError(400, 'Expected a JSON object {type, data?, accountId?}');
-    }
-    if (typeof body.type !== 'string' || !EVENT_TYPE_NAMES.has(body.type)) {
-      throw new HttpError(400, `type must be one of: ${[...EVENT_TYPE_NAMES].join(', ')}`);
-    }
-    const accounts = targets(ctx, body, true);
-    const type = body.type;
+    const { type, data, ...named } = parseBody(EventSchema, body);
     const deliveries = await Promise.all(
-      accounts.map(async (a) =>
-        (await ctx.events.emit(a.id, type, body.data ?? {})).map((d) => ({
-          account_id: a.id,
-          ...d,
-        })),
+      targets(ctx, named, true).map(async (a) =>
+        (await ctx.events.emit(a.id, type, data ?? {})).map((d) => ({ account_id: a.id, ...d })),
       ),
     );
     return { body: { deliveries: deliveries.flat() } };
   });
 
   routes.add('POST', '/notifications', async ({ body }) => {
-    if (!isRecord(body) || typeof body.message !== 'string' || body.message === '') {
-      throw new HttpError(400, 'Expected a JSON object {message, title?, category?, accountId?}');
-    }
-    const accounts = targets(ctx, body, true);
-    const input = {
-      message: body.message,
-      title: typeof body.title === 'string' ? body.title : undefined,
-      category: typeof body.category === 'string' ? body.category : undefined,
-    };
+    const { accountId, apiKey, ...input } = parseBody(NotificationSchema, body);
+    const accounts = targets(ctx, { accountId, apiKey }, true);
     const created = accounts.map((a) => pushNotification(ctx, a.id, input));
     await ctx.events.idle();
     return { status: 201, body: { notifications: created.map(notificationView) } };
   });
 
   routes.add('POST', '/purchases', async ({ body }) => {
-    const input = isRecord(body) ? body : {};
-    const credits = input.credits ?? 100;
-    if (typeof credits !== 'number' || !Number.isInteger(credits) || credits < 0) {
-      throw new HttpError(400, 'credits must be an integer >= 0');
-    }
-    const account = targets(ctx, input, false)[0] as AccountRecord;
+    const { credits, ...named } = parseBody(PurchaseSchema, body);
+    const account = targets(ctx, named, false)[0] as AccountRecord;
     account.purchased = true;
     account.balance += credits;
     await ctx.events.emit(account.id, 'credits.purchased', { credits, balance: account.balance });

@@ -5,16 +5,13 @@
  * No retries: the emulator models the latest attempt only.
  */
 import { randomUUID } from 'node:crypto';
+import type { EventType } from '../../account-api/schemas/webhooks.js';
 import type { ResolvedAccountOptions } from './account-options.js';
 import { signatureHeader } from './signing.js';
 import type { AccountStates, LastDelivery, WebhookRecord } from './state.js';
 import type { AccountClock } from './types.js';
 
-export interface EventType {
-  type: string;
-  category: string;
-  description: string;
-}
+export type { EventType };
 
 export const EVENT_TYPES: readonly EventType[] = [
   {

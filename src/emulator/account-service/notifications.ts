@@ -2,17 +2,19 @@
  * `/notifications/`: an unread queue per account. Choices the spec leaves open: the list is a
  * bare JSON array of `{notification_id, category, title, message, created}`, oldest first;
  * `DELETE /notifications/{id}` answers 204, also for one already read (marking read is
- * idempotent); a malformed id is 400 `{notification_id: [...]}`; an id unknown to this account
- * is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
+ * idempotent); a malformed id is 400 `{notification_id: ['must be a UUID']}`; an id unknown to
+ * this account is 404 `{error: 'Not found'}`. Needs a valid key, no purchase, no rate limit.
  */
 import { randomUUID } from 'node:crypto';
-import { accountNotFound, fieldErrors } from '../server/http-error.js';
+import type { z } from 'zod';
+import { zod } from '../../http/lazy-schema.js';
+import { accountNotFound } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { answer, parseBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import { type AccountServiceContext, nowIso } from './context.js';
 import type { NotificationRecord } from './state.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { NotificationAnswerSchema, NotificationIdSchema } from './wire-schemas.js';
 
 export interface NotificationInput {
   category?: string | undefined;
@@ -20,7 +22,7 @@ export interface NotificationInput {
   message: string;
 }
 
-export function notificationView(n: NotificationRecord) {
+export function notificationView(n: NotificationRecord): z.input<typeof NotificationAnswerSchema> {
   return {
     notification_id: n.notification_id,
     category: n.category,
@@ -55,15 +57,13 @@ export function registerNotificationRoutes(
 ): void {
   routes.add('GET', '/notifications', ({ req }) => {
     const { notifications } = ctx.states.of(authenticate(ctx, req).id);
-    return { body: [...notifications.values()].filter((n) => !n.read).map(notificationView) };
+    const unread = [...notifications.values()].filter((n) => !n.read).map(notificationView);
+    return { body: answer(zod().array(NotificationAnswerSchema), unread) };
   });
 
   routes.add('DELETE', '/notifications/:id', ({ req, params }) => {
     const { notifications } = ctx.states.of(authenticate(ctx, req).id);
-    const id = params.id ?? '';
-    if (!UUID.test(id)) {
-      throw fieldErrors({ notification_id: ['Must be a valid UUID.'] });
-    }
+    const id = parseBody(NotificationIdSchema, { notification_id: params.id }).notification_id;
     const record = notifications.get(id.toLowerCase());
     if (!record) throw accountNotFound();
     record.read = true;

@@ -6,8 +6,10 @@
  * happen in one synchronous step, so no read can see one without the other.
  */
 import { randomUUID } from 'node:crypto';
+import { BalanceSchema, BatchSchema } from '../../account-api/schemas/queries.js';
 import { accountNotFound, insufficientCredits } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { answer, parseBody } from '../server/wire.js';
 import { pendingMs } from './account-options.js';
 import { defaultAnswerProvider } from './answers.js';
 import { authenticate, requirePurchase } from './auth.js';
@@ -16,25 +18,26 @@ import { normalizeLocation } from './location-normalizer.js';
 import { pushNotification } from './notifications.js';
 import type { Batch, CreditRecord, RowRecord } from './state.js';
 import type { AccountRecord } from './types.js';
-import { validateSubmit } from './validation.js';
+import { type SubmitRequest, SubmittedAnswerSchema, submitSchema } from './wire-schemas.js';
 
 /** The failure marker a question can carry to make its rows fail (tests of refunds). */
 export const FAIL_MARKER = '[emulator:fail]';
 
 export function registerQueryRoutes(routes: RouteRegistrar, ctx: AccountServiceContext): void {
+  const Submit = submitSchema(ctx.options);
   routes.add('GET', '/llm/balance', ({ req }) => {
     const account = authenticate(ctx, req);
     requirePurchase(account);
     ctx.limits.take(account.id, 'read');
     grantMonthlyCredits(ctx, account);
-    return { body: { balance: account.balance } };
+    return { body: answer(BalanceSchema, { balance: account.balance }) };
   });
 
   routes.add('POST', '/llm/submit', ({ req, body }) => {
     const account = authenticate(ctx, req);
     requirePurchase(account);
     ctx.limits.take(account.id, 'submit');
-    const request = validateSubmit(body, ctx.options);
+    const request = parseBody(Submit, body);
     const perPair = request.questions.length * request.platforms.length;
     const cost = ctx.options.chargePerLocation ? perPair * request.locations.length : perPair;
     if (cost > account.balance) throw insufficientCredits(cost, account.balance);
@@ -42,7 +45,7 @@ export function registerQueryRoutes(routes: RouteRegistrar, ctx: AccountServiceC
     const before = account.balance;
     account.balance -= cost;
     warnIfLow(ctx, account, before);
-    return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
+    return { body: answer(SubmittedAnswerSchema, batchView(batch)) };
   });
 
   routes.add('GET', '/llm/results/:requestId', ({ req, params }) => {
@@ -53,9 +56,14 @@ export function registerQueryRoutes(routes: RouteRegistrar, ctx: AccountServiceC
     if (!batch) throw accountNotFound();
     const now = ctx.clock.now();
     for (const record of batch.rows) if (record.resolveAt <= now) settle(ctx, record);
-    return { body: { request_id: batch.requestId, results: batch.rows.map((r) => r.row) } };
+    return { body: answer(BatchSchema, batchView(batch)) };
   });
 }
+
+const batchView = (batch: Batch) => ({
+  request_id: batch.requestId,
+  results: batch.rows.map((r) => r.row),
+});
 
 function grantMonthlyCredits(ctx: AccountServiceContext, account: AccountRecord): void {
   const state = ctx.states.of(account.id);
@@ -85,7 +93,7 @@ function warnIfLow(ctx: AccountServiceContext, account: AccountRecord, before: n
 function createBatch(
   ctx: AccountServiceContext,
   account: AccountRecord,
-  request: ReturnType<typeof validateSubmit>,
+  request: SubmitRequest,
 ): Batch {
   const requestId = randomUUID();
   const created = nowIso(ctx.clock);

@@ -3,22 +3,11 @@
  * the control plane's account record holds: batches and rows, webhooks, notifications, and the
  * month whose free credits were last granted. In memory, gone on reset.
  */
-import type { Platform, RawResponse } from './types.js';
+import type { z } from 'zod';
+import type { ResultRowSchema } from '../../account-api/schemas/queries.js';
 
-export type RowStatus = 'pending' | 'success' | 'failed';
-
-export interface Row {
-  id: string;
-  platform: Platform;
-  question: string;
-  country: string;
-  region: string;
-  city: string;
-  status: RowStatus;
-  raw_response: RawResponse | null;
-  created: string;
-  updated: string;
-}
+/** A row as `GET /llm/results/` answers it: the client's schema of a polled row. */
+export type Row = z.input<typeof ResultRowSchema>;
 
 /** A row plus what only the emulator knows about it. */
 export interface RowRecord {

@@ -32,22 +32,13 @@ export interface AccountDirectory {
   list(): Iterable<AccountRecord>;
 }
 
-export type Platform = 'assistant_a' | 'assistant_b' | 'assistant_c';
+// The wire types are the client's (account-api.md), so an answer provider returns what the
+// client reads.
+import type { Platform } from '../../account-api/schemas/limits.js';
+import type { RawResponse } from '../../account-api/schemas/queries.js';
 
-export const PLATFORMS: readonly Platform[] = ['assistant_a', 'assistant_b', 'assistant_c'];
-
-export interface Source {
-  title: string;
-  url: string;
-  publisher: string;
-  snippet: string;
-}
-
-export interface RawResponse {
-  text: string;
-  used_html_fallback: boolean;
-  sources: Source[];
-}
+export type { Source } from '../../account-api/schemas/queries.js';
+export type { Platform, RawResponse };
 
 export interface ResolvedLocation {
   country: string;

@@ -7,31 +7,26 @@
  * rate limited.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  accountNotFound,
-  addFieldError,
-  type FieldErrors,
-  fieldErrors,
-} from '../server/http-error.js';
+import type { z } from 'zod';
+import { EventTypeSchema } from '../../account-api/schemas/webhooks.js';
+import { zod } from '../../http/lazy-schema.js';
+import { accountNotFound } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
+import { answer, parseBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import { type AccountServiceContext, nowIso } from './context.js';
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from './events.js';
+import { EVENT_TYPES } from './events.js';
 import { newSigningSecret } from './signing.js';
 import type { WebhookRecord } from './state.js';
-
-export const MAX_URL_LENGTH = 500;
-export const MAX_DESCRIPTION_LENGTH = 200;
-
-interface WebhookInput {
-  url: string;
-  events: string[];
-  description: string;
-  enabled: boolean;
-}
+import {
+  CreatedWebhookAnswerSchema,
+  RotationAnswerSchema,
+  WebhookAnswerSchema,
+  WebhookRequestSchema,
+} from './wire-schemas.js';
 
 /** The public view: never the secret. */
-export function webhookView(hook: WebhookRecord) {
+function webhookView(hook: WebhookRecord): z.input<typeof WebhookAnswerSchema> {
   return {
     id: hook.id,
     url: hook.url,
@@ -56,12 +51,17 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServic
   // Registered before `/webhooks/:id` so `event-types` is never read as an id.
   routes.add('GET', '/webhooks/event-types', ({ req }) => {
     authenticate(ctx, req);
-    return { body: EVENT_TYPES.map((e) => ({ ...e })) };
+    return {
+      body: answer(
+        zod().array(EventTypeSchema),
+        EVENT_TYPES.map((e) => ({ ...e })),
+      ),
+    };
   });
 
   routes.add('POST', '/webhooks', ({ req, body }) => {
     const hooks = hooksOf(req);
-    const input = validateWebhook(body);
+    const input = webhookInput(body);
     const now = nowIso(ctx.clock);
     const hook: WebhookRecord = {
       id: randomUUID(),
@@ -74,22 +74,23 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServic
       lastDelivery: { at: null, status: 'never', response_code: null },
     };
     hooks.set(hook.id, hook);
-    return { status: 201, body: { ...webhookView(hook), secret: hook.secret } };
+    const created = { ...webhookView(hook), secret: hook.secret };
+    return { status: 201, body: answer(CreatedWebhookAnswerSchema, created) };
   });
 
   routes.add('GET', '/webhooks', ({ req }) => ({
-    body: [...hooksOf(req).values()].map(webhookView),
+    body: answer(zod().array(WebhookAnswerSchema), [...hooksOf(req).values()].map(webhookView)),
   }));
 
   routes.add('GET', '/webhooks/:id', ({ req, params }) => ({
-    body: webhookView(find(req, params.id)),
+    body: answer(WebhookAnswerSchema, webhookView(find(req, params.id))),
   }));
 
   routes.add('PUT', '/webhooks/:id', ({ req, params, body }) => {
     const hook = find(req, params.id);
     // Full replacement: whatever is omitted reverts to its default.
-    Object.assign(hook, validateWebhook(body), { updated: nowIso(ctx.clock) });
-    return { body: webhookView(hook) };
+    Object.assign(hook, webhookInput(body), { updated: nowIso(ctx.clock) });
+    return { body: answer(WebhookAnswerSchema, webhookView(hook)) };
   });
 
   routes.add('DELETE', '/webhooks/:id', ({ req, params }) => {
@@ -105,80 +106,18 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServic
     hook.previousValidUntil = window === null ? undefined : ctx.clock.now() + window;
     hook.secret = newSigningSecret();
     hook.updated = nowIso(ctx.clock);
-    return {
-      body: {
-        ...webhookView(hook),
-        secret: hook.secret,
-        previous_secret_valid_until:
-          hook.previousValidUntil === undefined
-            ? null
-            : new Date(hook.previousValidUntil).toISOString(),
-      },
+    const until = hook.previousValidUntil;
+    const rotation = {
+      ...webhookView(hook),
+      secret: hook.secret,
+      previous_secret_valid_until: until === undefined ? null : new Date(until).toISOString(),
     };
+    return { body: answer(RotationAnswerSchema, rotation) };
   });
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Create and replace share one rule set: defaults fill what is omitted. */
-export function validateWebhook(body: unknown): WebhookInput {
-  const errors: FieldErrors = {};
-  if (!isRecord(body)) {
-    throw fieldErrors({ non_field_errors: ['Invalid data. Expected a JSON object.'] });
-  }
-  const { url, events, description, enabled } = body;
-  if (url === undefined || url === null || url === '') {
-    addFieldError(errors, 'url', 'This field is required.');
-  } else if (typeof url !== 'string') {
-    addFieldError(errors, 'url', 'Expected a string.');
-  } else {
-    if (url.length > MAX_URL_LENGTH) {
-      addFieldError(
-        errors,
-        'url',
-        `Ensure this field has no more than ${MAX_URL_LENGTH} characters.`,
-      );
-    }
-    if (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) {
-      addFieldError(errors, 'url', 'Enter a valid http(s) URL.');
-    }
-  }
-  if (events === undefined || events === null) {
-    addFieldError(errors, 'events', 'This field is required.');
-  } else if (!Array.isArray(events) || events.some((e) => typeof e !== 'string')) {
-    addFieldError(errors, 'events', 'Expected a list of event type strings.');
-  } else {
-    if (events.length === 0) addFieldError(errors, 'events', 'This list may not be empty.');
-    for (const e of events as string[]) {
-      if (!EVENT_TYPE_NAMES.has(e)) {
-        addFieldError(
-          errors,
-          'events',
-          `"${e.slice(0, 60)}" is not a known event type (see /webhooks/event-types).`,
-        );
-      }
-    }
-  }
-  if (description !== undefined && description !== null) {
-    if (typeof description !== 'string') {
-      addFieldError(errors, 'description', 'Expected a string.');
-    } else if (description.length > MAX_DESCRIPTION_LENGTH) {
-      addFieldError(
-        errors,
-        'description',
-        `Ensure this field has no more than ${MAX_DESCRIPTION_LENGTH} characters.`,
-      );
-    }
-  }
-  if (enabled !== undefined && enabled !== null && typeof enabled !== 'boolean') {
-    addFieldError(errors, 'enabled', 'Must be a valid boolean.');
-  }
-  if (Object.keys(errors).length > 0) throw fieldErrors(errors);
-  return {
-    url: url as string,
-    events: [...new Set(events as string[])],
-    description: typeof description === 'string' ? description : '',
-    enabled: typeof enabled === 'boolean' ? enabled : true,
-  };
+/** Create and replace share one rule set; what is omitted takes its default. */
+function webhookInput(body: unknown) {
+  const { url, events, description = '', enabled = true } = parseBody(WebhookRequestSchema, body);
+  return { url, events: [...new Set(events)], description, enabled };
 }

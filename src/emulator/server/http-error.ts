@@ -47,10 +47,30 @@ export const flatWording: ErrorWording = (error) => ({ error: error.message, ...
  * field is to blame), a 401 or 403 is `{detail}`, the rest `{ error, ...extra }`.
  */
 export const accountWording: ErrorWording = (error) => {
-  if (error.status === 400) return error.fields ?? { non_field_errors: [error.message] };
+  if (error.status === 400) {
+    return error.fields ? byInnermostField(error.fields) : { non_field_errors: [error.message] };
+  }
   if (error.status === 401 || error.status === 403) return { detail: error.message };
   return flatWording(error);
 };
+
+/**
+ * Messages keyed by a field path (`locations.0.country`, `questions.3`) under the innermost
+ * named field (`country`, `questions`): the account service's flat keys, the spec's `country`
+ * for a location's country. A message moved to a shorter key starts with its full path.
+ */
+function byInnermostField(fields: FieldErrors): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [path, messages] of Object.entries(fields)) {
+    const field =
+      path
+        .split('.')
+        .filter((s) => !/^\d+$/.test(s))
+        .at(-1) ?? 'non_field_errors';
+    for (const m of messages) addFieldError(out, field, field === path ? m : `${path} ${m}`);
+  }
+  return out;
+}
 
 /** Adds `message` to `field`'s list once. */
 export function addFieldError(errors: FieldErrors, field: string, message: string): void {
@@ -92,10 +112,6 @@ export function unavailable(reason: string, retryAfterSeconds: number, message: 
 }
 
 // The account service's own errors (worded by `accountWording`).
-
-/** A 400 naming every field at fault. */
-export const fieldErrors = (fields: FieldErrors) =>
-  new HttpError(400, 'Invalid request', { fields });
 
 /** The 401: names the expected scheme, never echoes what was sent. */
 export const accountUnauthorized = () =>

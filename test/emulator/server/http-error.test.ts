@@ -5,7 +5,6 @@ import {
   accountWording,
   addFieldError,
   type FieldErrors,
-  fieldErrors,
   flatWording,
   HttpError,
   insufficientCredits,
@@ -44,12 +43,29 @@ describe('accountWording (the account service)', () => {
     addFieldError(errors, 'questions', 'This field is required.');
     addFieldError(errors, 'questions', 'This field is required.');
     addFieldError(errors, 'country', 'Location 0: "xx" is not an ISO 3166-1 country code.');
-    expect(accountWording(fieldErrors(errors))).toEqual({
+    expect(accountWording(new HttpError(400, 'Invalid request', { fields: errors }))).toEqual({
       questions: ['This field is required.'],
       country: ['Location 0: "xx" is not an ISO 3166-1 country code.'],
     });
     expect(accountWording(new HttpError(400, 'Malformed JSON in the request body'))).toEqual({
       non_field_errors: ['Malformed JSON in the request body'],
+    });
+  });
+
+  it('keys a nested field path by its innermost field, the message naming the whole path', () => {
+    const fields = {
+      'locations.0.country': ['must be a lowercase 2-letter ISO country code'],
+      'locations.2.country': ['must be a country the assistants are offered in (got "cn")'],
+      'questions.3': ['must be at most 2047 characters (got 2048)'],
+      locations: ['must have at most 10 items (got 11)'],
+    };
+    expect(accountWording(new HttpError(400, 'Invalid request', { fields }))).toEqual({
+      country: [
+        'locations.0.country must be a lowercase 2-letter ISO country code',
+        'locations.2.country must be a country the assistants are offered in (got "cn")',
+      ],
+      questions: ['questions.3 must be at most 2047 characters (got 2048)'],
+      locations: ['must have at most 10 items (got 11)'],
     });
   });
 

@@ -15,43 +15,81 @@ import { answer, parseBody, unknownKeys } from '../../../src/emulator/server/wir
 import { API, call, type FakeEmulator, startFakeEmulator } from '../helpers/emulator.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const SCHEMA_FILE = resolve(ROOT, 'src/browser-api/schemas/sessions.ts');
-const VIEWS_FILE = resolve(ROOT, 'src/emulator/browser-service/session-views.ts');
+const at = (path: string) => resolve(ROOT, path);
 
-/** Type-checks the emulator's session views against the client's schema file as `edit` leaves it. */
+/**
+ * Type-checks `checked` (an emulator file that builds answers) against the client's schema file
+ * `schemaFile` as `edit` leaves it.
+ */
 let previous: ts.Program | undefined;
-function viewErrors(edit: (schemaSource: string) => string): string[] {
-  const config = ts.readConfigFile(resolve(ROOT, 'tsconfig.json'), ts.sys.readFile);
+function answerErrors(
+  schemaFile: string,
+  checked: string,
+  edit: (schemaSource: string) => string,
+): string[] {
+  const config = ts.readConfigFile(at('tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
-  const edited = edit(readFileSync(SCHEMA_FILE, 'utf8'));
-  host.readFile = (file) => (resolve(file) === SCHEMA_FILE ? edited : readFile(file));
+  const edited = edit(readFileSync(schemaFile, 'utf8'));
+  host.readFile = (file) => (resolve(file) === schemaFile ? edited : readFile(file));
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (file, language, onError, create) =>
-    resolve(file) === SCHEMA_FILE
+    resolve(file) === schemaFile
       ? ts.createSourceFile(file, edited, language)
       : getSourceFile(file, language, onError, create);
-  // The second check reuses the first's unchanged files (node_modules' types, most of src/).
-  const program = ts.createProgram([VIEWS_FILE], options, host, previous);
+  // Later checks reuse the first's unchanged files (node_modules' types, most of src/).
+  const program = ts.createProgram([checked], options, host, previous);
   previous = program;
   return ts
-    .getPreEmitDiagnostics(program, program.getSourceFile(VIEWS_FILE))
+    .getPreEmitDiagnostics(program, program.getSourceFile(checked))
     .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
+
+/** `source` with the first `from` after `marker` replaced by `to`. */
+const renameAfter = (marker: string, from: string, to: string) => (source: string) => {
+  const start = source.indexOf(marker);
+  expect(start).toBeGreaterThan(-1);
+  return source.slice(0, start) + source.slice(start).replace(from, to);
+};
+
+const SESSIONS_SCHEMA = at('src/browser-api/schemas/sessions.ts');
+const SESSION_VIEWS = at('src/emulator/browser-service/session-views.ts');
+const viewErrors = (edit: (source: string) => string) =>
+  answerErrors(SESSIONS_SCHEMA, SESSION_VIEWS, edit);
 
 describe('the emulator answers with the client wire schemas', () => {
   it('fails its type check where it builds an answer when a client schema renames a field', () => {
     // The control: the contract as it is type-checks, so the failure below is the rename's.
     expect(viewErrors((source) => source)).toEqual([]);
-    const renamed = (source: string) => {
-      const at = source.indexOf('export const SessionSummarySchema');
-      const edited = source.slice(at).replace('created_at:', 'started_at:');
-      return source.slice(0, at) + edited;
-    };
+    const renamed = renameAfter('export const SessionSummarySchema', 'created_at:', 'started_at:');
     const errors = viewErrors(renamed);
     expect(errors.join('\n')).toMatch(/started_at/);
   }, 60_000);
+
+  it.each([
+    [
+      'a polled row (the account service builds rows and answers batches)',
+      'src/account-api/schemas/queries.ts',
+      'src/emulator/account-service/queries.ts',
+      renameAfter('export const ResultRowSchema', 'question:', 'prompt:'),
+      /prompt/,
+    ],
+    [
+      "a webhook's last delivery (fetch, list, create and rotate answers)",
+      'src/account-api/schemas/webhooks.ts',
+      'src/emulator/account-service/webhooks.ts',
+      renameAfter('export const LastDeliverySchema', 'response_code:', 'http_status:'),
+      /http_status/,
+    ],
+  ])(
+    'fails the account service type check when the client renames a field of %s',
+    (_what, schema, checked, rename, named) => {
+      expect(answerErrors(at(schema), at(checked), (source) => source)).toEqual([]);
+      expect(answerErrors(at(schema), at(checked), rename).join('\n')).toMatch(named);
+    },
+    60_000,
+  );
 
   it('answers a 500 naming the field when a value breaks the schema, instead of sending it', () => {
     const drifted = SessionCreatedSchema.extend({ status: z.literal('starting') });
