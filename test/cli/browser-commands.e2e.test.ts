@@ -1,4 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
@@ -256,6 +258,117 @@ describe('one throwaway session per page action', () => {
     const ran = await pending;
     expect(ran.code).toBe(130);
     expect((await api.sessions.retrieve(id)).status).toBe('ended');
+  });
+});
+
+describe('page actions on a dev server (a page on this machine, issue 34 item 7)', () => {
+  let origin: string;
+  let server: ReturnType<typeof createServer>;
+  let hanging: (() => void) | undefined;
+  beforeAll(async () => {
+    // The page's text comes from a script it loads: the subresource must come through too.
+    server = createServer((req, res) => {
+      if (req.url === '/hang') {
+        hanging?.();
+        return; // never answers: the page loads until Ctrl-C
+      }
+      if (req.url === '/app.js') {
+        res.writeHead(200, { 'content-type': 'text/javascript' });
+        res.end("document.querySelector('h1').textContent = 'served from the dev server';");
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<!doctype html><title>dev</title><h1>not loaded</h1><div style="height:600px;background:linear-gradient(red,blue)"></div><script src="/app.js"></script>',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server?.close(resolve)));
+
+  /**
+   * Runs the CLI while collecting the cdp_url tokens of every running session (a cdp_url is
+   * shown only while its session runs); no output may contain one.
+   */
+  async function cliWatchingTokens(argv: string[]) {
+    const tokens = new Set<string>();
+    let done = false;
+    const watching = (async () => {
+      while (!done) {
+        for (const { id } of await api.sessions.list({ status: 'running' })) {
+          const { cdp_url } = await api.sessions.retrieve(id).catch(() => ({ cdp_url: null }));
+          const token = cdp_url ? new URL(cdp_url).searchParams.get('token') : null;
+          if (token) tokens.add(token);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    const ran = await cli(argv).finally(() => {
+      done = true;
+    });
+    await watching;
+    expect(tokens.size).toBeGreaterThan(0);
+    for (const token of tokens) expect(ran.all).not.toContain(token);
+    return ran;
+  }
+
+  it("the remote browser cannot reach this machine's loopback by itself", async () => {
+    const s = await api.sessions.create({});
+    try {
+      await expect(api.tools.navigate({ session_id: s.id, url: `${origin}/` })).rejects.toThrow(
+        /net::ERR_/,
+      );
+    } finally {
+      await api.sessions.end(s.id);
+    }
+  });
+
+  it('screenshot, pdf and content of a 127.0.0.1 page go through the tunnel, and end their session', async () => {
+    const shot = await cliWatchingTokens(['screenshot', `${origin}/`, '-o', join(dir, 'dev.png')]);
+    expect({ code: shot.code, err: shot.err }).toMatchObject({ code: 0 });
+    const png = await readFile(join(dir, 'dev.png'));
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]));
+    expect(png.length).toBeGreaterThan(2_000);
+
+    const pdf = await cliWatchingTokens(['pdf', `${origin}/`, '-o', join(dir, 'dev.pdf')]);
+    expect({ code: pdf.code, err: pdf.err }).toMatchObject({ code: 0 });
+    expect((await readFile(join(dir, 'dev.pdf'))).subarray(0, 5).toString()).toBe('%PDF-');
+
+    const content = await cliWatchingTokens(['content', `${origin}/`, '--json']);
+    expect({ code: content.code, err: content.err }).toMatchObject({ code: 0 });
+    const body = JSON.parse(content.out);
+    expect(body.content).toContain('<h1>served from the dev server</h1>');
+    expect(body.content).toMatch(/^<!DOCTYPE html>/);
+    expect(await running()).toEqual([]);
+  });
+
+  it('Ctrl-C while the local page loads ends the session', async () => {
+    let press: ((signal: NodeJS.Signals) => void) | undefined;
+    hanging = () => press?.('SIGINT');
+    try {
+      const ran = await cli(['screenshot', `${origin}/hang`, '-o', join(dir, 'hang.png')], {
+        interrupt: (p) => (press = p),
+      });
+      expect(ran.code).toBe(130);
+      expect(ran.err).toMatch(/interrupted; the session was ended/);
+      expect(await running()).toEqual([]);
+    } finally {
+      hanging = undefined;
+    }
+  });
+
+  it('says when nothing listens on the local port, names no token, and ends the session', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const ran = await cliWatchingTokens(['content', `http://localhost:${port}/`]);
+    expect(ran.code).toBe(1);
+    expect(ran.err).toMatch(new RegExp(`navigate to http://localhost:${port}/ failed: net::ERR_`));
+    expect(ran.err).toMatch(/is the server running on this machine/);
+    expect(ran.all).not.toMatch(/token=(?!\[REDACTED\])/);
+    expect(await running()).toEqual([]);
   });
 });
 

@@ -27,9 +27,17 @@ export function register(program: Command, rt: Runtime): void {
       .command('doctor')
       .description(
         'check Node, the peer libraries, Chromium and ffmpeg, and the configured services',
+      )
+      .option(
+        '--geo <session-id>',
+        "instead: check that a running session's page agrees with its exit (time zone, languages, Accept-Language, position); exit 1 on a mismatch",
       ),
   ).action(
-    act(rt, async (out) => {
+    act(rt, async (out, _args, opts) => {
+      if (typeof opts.geo === 'string') {
+        const { doctorGeo } = await import('../geo-doctor.js');
+        return doctorGeo(out, rt, opts.geo);
+      }
       const spin = spinner(out, 'checking…');
       const checks: Check[] = [];
       try {

@@ -1,6 +1,9 @@
 /**
  * `remote-browser screenshot|pdf|content <url>`: one throwaway session, navigate, the page
  * action, the session ended (also on Ctrl-C). Three commands of one shape, so one file.
+ * The service's REST page actions run in the remote browser, which cannot reach this machine:
+ * a URL on its loopback (a dev server) is driven over the session's cdp_url through the tunnel
+ * instead (page-over-cdp.ts).
  */
 import type { Command } from 'commander';
 import type { BrowserApi } from '../../browser-api/index.js';
@@ -53,13 +56,20 @@ export function register(program: Command, rt: Runtime): void {
           ),
       ),
     ).action(
-      act(rt, async (out, [url], opts) =>
-        withThrowawaySession(out, targetingOf(opts), action.name, async (s) => {
-          await s.api.tools.navigate(
-            { session_id: s.info.id, url: url as string },
-            { signal: s.signal },
-          );
-          const taken = await action.take(s.api, s.info.id, s.signal);
+      act(rt, async (out, [url], opts) => {
+        const overCdp = await import('../page-over-cdp.js');
+        const local = overCdp.isOnClientLoopback(url as string);
+        return withThrowawaySession(out, targetingOf(opts), action.name, async (s) => {
+          let taken: Buffer | string;
+          if (local) {
+            taken = await overCdp.takeOverCdp(s.cdpUrl, url as string, action.name, s.signal);
+          } else {
+            await s.api.tools.navigate(
+              { session_id: s.info.id, url: url as string },
+              { signal: s.signal },
+            );
+            taken = await action.take(s.api, s.info.id, s.signal);
+          }
           const file = opts.output as string | undefined;
           if (file === undefined || file === '-') {
             if (out.mode.json) out.json({ session_id: s.info.id, url, content: taken.toString() });
@@ -74,8 +84,8 @@ export function register(program: Command, rt: Runtime): void {
           out.result({ session_id: s.info.id, url, path, bytes: size }, () =>
             out.line(`${out.paint.green('saved')} ${path} (${bytes(size)})`),
           );
-        }),
-      ),
+        });
+      }),
     );
   }
 }

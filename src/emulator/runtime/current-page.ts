@@ -3,14 +3,10 @@
  * (in creation order); when it closes, the next one. The runtime attaches its own flattened CDP
  * session to it, separate from any client's, so clients never see our traffic.
  */
-import { type CdpClient, CdpProtocolError } from './cdp-client.js';
+import type { Protocol } from 'devtools-protocol';
+import { type CdpConnection, CdpProtocolError } from './cdp-client.js';
 
-interface TargetInfo {
-  targetId: string;
-  type: string;
-  title: string;
-  url: string;
-}
+type TargetInfo = Protocol.Target.TargetInfo;
 
 export interface AttachedPage {
   targetId: string;
@@ -19,26 +15,25 @@ export interface AttachedPage {
 }
 
 export class CurrentPage {
-  #cdp: CdpClient;
+  #cdp: CdpConnection;
   /** Page targets in creation order (Map keeps insertion order). */
   #pages = new Map<string, TargetInfo>();
   #current: AttachedPage | undefined;
   #attaching: Promise<AttachedPage> | undefined;
   #changeListeners = new Set<(page: AttachedPage | undefined) => void>();
 
-  private constructor(cdp: CdpClient) {
+  private constructor(cdp: CdpConnection) {
     this.#cdp = cdp;
-    type TargetEvent = { targetInfo: TargetInfo };
-    cdp.on<TargetEvent>('Target.targetCreated', ({ targetInfo }) => this.#upsert(targetInfo));
-    cdp.on<TargetEvent>('Target.targetInfoChanged', ({ targetInfo }) => this.#upsert(targetInfo));
-    cdp.on<{ targetId: string }>('Target.targetDestroyed', ({ targetId }) => this.#gone(targetId));
-    cdp.on<{ sessionId: string }>('Target.detachedFromTarget', ({ sessionId }) => {
+    cdp.on('Target.targetCreated', ({ targetInfo }) => this.#upsert(targetInfo));
+    cdp.on('Target.targetInfoChanged', ({ targetInfo }) => this.#upsert(targetInfo));
+    cdp.on('Target.targetDestroyed', ({ targetId }) => this.#gone(targetId));
+    cdp.on('Target.detachedFromTarget', ({ sessionId }) => {
       const current = this.#current;
       if (current && current.sessionId === sessionId) this.#gone(current.targetId);
     });
   }
 
-  static async track(cdp: CdpClient): Promise<CurrentPage> {
+  static async track(cdp: CdpConnection): Promise<CurrentPage> {
     const tracker = new CurrentPage(cdp);
     // Discovery replays existing targets as targetCreated before answering.
     await cdp.send('Target.setDiscoverTargets', { discover: true });
@@ -67,7 +62,7 @@ export class CurrentPage {
     const timeoutMs = options.timeoutMs;
     this.#attaching = (async () => {
       if (!targetId) {
-        ({ targetId } = await this.#cdp.send<{ targetId: string }>(
+        ({ targetId } = await this.#cdp.call(
           'Target.createTarget',
           { url: 'about:blank' },
           { timeoutMs },
@@ -75,7 +70,7 @@ export class CurrentPage {
       }
       let sessionId: string;
       try {
-        ({ sessionId } = await this.#cdp.send<{ sessionId: string }>(
+        ({ sessionId } = await this.#cdp.call(
           'Target.attachToTarget',
           { targetId, flatten: true },
           { timeoutMs },
@@ -88,8 +83,8 @@ export class CurrentPage {
       }
       // Lifecycle events let navigate() wait for the load of its own loaderId.
       await Promise.all([
-        this.#cdp.send('Page.enable', {}, { sessionId, timeoutMs }),
-        this.#cdp.send(
+        this.#cdp.call('Page.enable', undefined, { sessionId, timeoutMs }),
+        this.#cdp.call(
           'Page.setLifecycleEventsEnabled',
           { enabled: true },
           { sessionId, timeoutMs },
@@ -106,9 +101,7 @@ export class CurrentPage {
   }
 
   async list(): Promise<TargetInfo[]> {
-    const { targetInfos } = await this.#cdp.send<{ targetInfos: TargetInfo[] }>(
-      'Target.getTargets',
-    );
+    const { targetInfos } = await this.#cdp.send('Target.getTargets');
     return targetInfos.filter((t) => t.type === 'page');
   }
 

@@ -3,7 +3,14 @@
  * call gets `actionTimeoutMs`; no answer in time (a hung renderer, a dead browser) is a
  * PageUnresponsiveError, which the routes turn into 502.
  */
-import { type CdpClient, CdpClosedError, CdpProtocolError, CdpTimeoutError } from './cdp-client.js';
+import type { Protocol } from 'devtools-protocol';
+import type { CdpSession } from '../../remote-cdp/cdp-channel.js';
+import {
+  CdpClosedError,
+  type CdpConnection,
+  CdpProtocolError,
+  CdpTimeoutError,
+} from './cdp-client.js';
 import type { CurrentPage } from './current-page.js';
 import {
   NavigationError,
@@ -29,21 +36,8 @@ const FOCUS_FUNCTION = `function () {
   return document.activeElement === this || this.contains(document.activeElement);
 }`;
 
-interface RemoteObject {
-  type: string;
-  subtype?: string;
-  value?: unknown;
-  objectId?: string;
-  description?: string;
-}
-
-interface EvaluateAnswer {
-  result: RemoteObject;
-  exceptionDetails?: { text?: string; exception?: RemoteObject };
-}
-
-/** A CDP command on the current page's session, with the action timeout. */
-type Send = <R>(method: string, params?: object) => Promise<R>;
+/** The current page's flat CDP session; every command has the action timeout. */
+type Page = CdpSession;
 
 export interface PageActionsOptions {
   timeoutMs: number;
@@ -51,21 +45,19 @@ export interface PageActionsOptions {
 }
 
 export function createPageActions(
-  cdp: CdpClient,
+  cdp: CdpConnection,
   currentPage: CurrentPage,
   { timeoutMs, onActivity }: PageActionsOptions,
 ): PageActions {
   /** Runs `fn` against the current page, translating a silent browser into PageUnresponsiveError. */
   async function onPage<T>(
     action: string,
-    fn: (send: Send, sessionId: string) => Promise<T>,
+    fn: (page: Page, sessionId: string) => Promise<T>,
   ): Promise<T> {
     onActivity();
     try {
-      const page = await currentPage.get({ create: true, timeoutMs });
-      const send = <R>(method: string, params: object = {}) =>
-        cdp.send<R>(method, params, { sessionId: page!.sessionId, timeoutMs });
-      return await fn(send, page!.sessionId);
+      const { sessionId } = (await currentPage.get({ create: true, timeoutMs }))!;
+      return await fn(cdp.session(sessionId, { timeoutMs }), sessionId);
     } catch (error) {
       if (error instanceof CdpTimeoutError || error instanceof CdpClosedError) {
         throw new PageUnresponsiveError(`${action}: the page did not respond (${error.message})`, {
@@ -78,28 +70,28 @@ export function createPageActions(
 
   return {
     navigate: (url) =>
-      onPage('navigate', (send, sessionId) => navigate(cdp, send, sessionId, url, timeoutMs)),
+      onPage('navigate', (page, sessionId) => navigate(cdp, page, sessionId, url, timeoutMs)),
     content: () =>
-      onPage('content', async (send) => String(await evaluate(send, CONTENT_EXPRESSION))),
+      onPage('content', async (page) => String(await evaluate(page, CONTENT_EXPRESSION))),
     screenshot: () =>
-      onPage('screenshot', async (send) => {
-        const { data } = await send<{ data: string }>('Page.captureScreenshot', { format: 'png' });
+      onPage('screenshot', async (page) => {
+        const { data } = await page.send('Page.captureScreenshot', { format: 'png' });
         return Buffer.from(data, 'base64');
       }),
-    executeCode: (code) => onPage('executeCode', (send) => executeCode(send, code)),
+    executeCode: (code) => onPage('executeCode', (page) => executeCode(page, code)),
     pdf: () =>
-      onPage('pdf', async (send) => {
-        const { data } = await send<{ data: string }>('Page.printToPDF', { printBackground: true });
+      onPage('pdf', async (page) => {
+        const { data } = await page.send('Page.printToPDF', { printBackground: true });
         return Buffer.from(data, 'base64');
       }),
-    click: (selector) => onPage('click', (send) => click(send, selector)),
-    type: (selector, text) => onPage('type', (send) => type(send, selector, text)),
+    click: (selector) => onPage('click', (page) => click(page, selector)),
+    type: (selector, text) => onPage('type', (page) => type(page, selector, text)),
     // scrollBy rather than a synthetic mouse wheel: wheel scrolling is smooth and asynchronous,
     // so the page would still be moving when the action answers.
     scroll: (x, y) =>
-      onPage('scroll', async (send) => {
+      onPage('scroll', async (page) => {
         await evaluate(
-          send,
+          page,
           `window.scrollBy({ left: ${Number(x) || 0}, top: ${Number(y) || 0}, behavior: 'instant' })`,
         );
       }),
@@ -108,8 +100,8 @@ export function createPageActions(
 
 /** Navigates and waits for the new document's load event (or the page's end). */
 async function navigate(
-  cdp: CdpClient,
-  send: Send,
+  cdp: CdpConnection,
+  page: Page,
   sessionId: string,
   url: string,
   timeoutMs: number,
@@ -118,16 +110,15 @@ async function navigate(
   const loaded = new Set<string>();
   let wake: (() => void) | undefined;
   let offDetach = () => {};
-  type LifecycleEvent = { name: string; loaderId: string };
-  const off = cdp.on<LifecycleEvent>('Page.lifecycleEvent', (event, eventSession) => {
-    if (eventSession !== sessionId || event.name !== 'load') return;
+  const off = page.on('Page.lifecycleEvent', (event) => {
+    if (event.name !== 'load') return;
     loaded.add(event.loaderId);
     wake?.();
   });
   try {
-    let answer: { loaderId?: string; errorText?: string };
+    let answer: Protocol.Page.NavigateResponse;
     try {
-      answer = await send<typeof answer>('Page.navigate', { url });
+      answer = await page.send('Page.navigate', { url });
     } catch (error) {
       if (error instanceof CdpProtocolError) {
         throw new NavigationError(`navigate to ${url} failed: ${error.message}`);
@@ -150,7 +141,7 @@ async function navigate(
         resolve();
       };
       // The page was closed mid-load (a client closed it): no load will ever come.
-      offDetach = cdp.on<{ sessionId: string }>('Target.detachedFromTarget', (event) => {
+      offDetach = cdp.on('Target.detachedFromTarget', (event) => {
         if (event.sessionId !== sessionId) return;
         clearTimeout(timer);
         reject(new CdpClosedError('the page was closed while loading'));
@@ -162,29 +153,29 @@ async function navigate(
   }
 }
 
-async function executeCode(send: Send, code: string): Promise<unknown> {
+async function executeCode(page: Page, code: string): Promise<unknown> {
   let value: unknown;
   try {
-    value = await evaluate(send, code);
+    value = await evaluate(page, code);
   } catch (error) {
     // People write function bodies (`return document.title`): run those as one.
     if (!(error instanceof PageScriptError) || !/Illegal return statement/.test(error.message)) {
       throw error;
     }
-    value = await evaluate(send, `(async () => {\n${code}\n})()`);
+    value = await evaluate(page, `(async () => {\n${code}\n})()`);
   }
   // JSON has no `undefined`: a script without a value answers null.
   return value === undefined ? null : value;
 }
 
 /** A real mouse click at the centre of the element, scrolled into view first. */
-async function click(send: Send, selector: string): Promise<void> {
+async function click(page: Page, selector: string): Promise<void> {
   try {
-    const objectId = await querySelector(send, selector);
-    await send('DOM.scrollIntoViewIfNeeded', { objectId });
+    const objectId = await querySelector(page, selector);
+    await page.send('DOM.scrollIntoViewIfNeeded', { objectId });
     let quads: number[][];
     try {
-      ({ quads } = await send<{ quads: number[][] }>('DOM.getContentQuads', { objectId }));
+      ({ quads } = await page.send('DOM.getContentQuads', { objectId }));
     } catch (error) {
       if (!(error instanceof CdpProtocolError)) throw error;
       quads = [];
@@ -194,23 +185,23 @@ async function click(send: Send, selector: string): Promise<void> {
     // Centre of the quad's four corners, in viewport CSS pixels (what Input expects).
     const x = (quad[0]! + quad[2]! + quad[4]! + quad[6]!) / 4;
     const y = (quad[1]! + quad[3]! + quad[5]! + quad[7]!) / 4;
-    await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
-    const press = { x, y, button: 'left', buttons: 1, clickCount: 1 };
-    await send('Input.dispatchMouseEvent', { type: 'mousePressed', ...press });
-    await send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...press, buttons: 0 });
+    await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+    const press = { x, y, button: 'left', buttons: 1, clickCount: 1 } as const;
+    await page.send('Input.dispatchMouseEvent', { type: 'mousePressed', ...press });
+    await page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...press, buttons: 0 });
   } finally {
-    void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
+    void page.send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
   }
 }
 
 /** Focuses the element (caret at the end) and inserts the text as typing would. */
-async function type(send: Send, selector: string, text: string): Promise<void> {
+async function type(page: Page, selector: string, text: string): Promise<void> {
   try {
-    const objectId = await querySelector(send, selector);
-    await send('DOM.scrollIntoViewIfNeeded', { objectId }).catch((error) => {
+    const objectId = await querySelector(page, selector);
+    await page.send('DOM.scrollIntoViewIfNeeded', { objectId }).catch((error) => {
       if (!(error instanceof CdpProtocolError)) throw error;
     });
-    const { result } = await send<EvaluateAnswer>('Runtime.callFunctionOn', {
+    const { result } = await page.send('Runtime.callFunctionOn', {
       objectId,
       functionDeclaration: FOCUS_FUNCTION,
       returnByValue: true,
@@ -221,14 +212,14 @@ async function type(send: Send, selector: string, text: string): Promise<void> {
       );
     }
     // insertText goes through the editing pipeline: input events fire as for real typing.
-    await send('Input.insertText', { text });
+    await page.send('Input.insertText', { text });
   } finally {
-    void send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
+    void page.send('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP }).catch(() => {});
   }
 }
 
-async function evaluate(send: Send, expression: string): Promise<unknown> {
-  const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
+async function evaluate(page: Page, expression: string): Promise<unknown> {
+  const { result, exceptionDetails } = await page.send('Runtime.evaluate', {
     expression,
     returnByValue: true,
     awaitPromise: true,
@@ -239,8 +230,8 @@ async function evaluate(send: Send, expression: string): Promise<unknown> {
 }
 
 /** The element's remote object id; SelectorNotFoundError when nothing (valid) matches. */
-async function querySelector(send: Send, selector: string): Promise<string> {
-  const { result, exceptionDetails } = await send<EvaluateAnswer>('Runtime.evaluate', {
+async function querySelector(page: Page, selector: string): Promise<string> {
+  const { result, exceptionDetails } = await page.send('Runtime.evaluate', {
     expression: `document.querySelector(${JSON.stringify(selector)})`,
     objectGroup: OBJECT_GROUP,
   });
@@ -251,7 +242,7 @@ async function querySelector(send: Send, selector: string): Promise<string> {
   return result.objectId;
 }
 
-function exceptionText(details: NonNullable<EvaluateAnswer['exceptionDetails']>): string {
+function exceptionText(details: Protocol.Runtime.ExceptionDetails): string {
   return (
     details.exception?.description ??
     (details.exception?.value !== undefined

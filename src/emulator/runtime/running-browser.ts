@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDebug } from '../../http/debug.js';
-import { CdpClient } from './cdp-client.js';
+import { type CdpConnection, connectRuntimeCdp } from './cdp-client.js';
 import { type ChromiumProcess, chromiumTempDir, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
 import type { DevtoolsEndpoint } from './devtools-endpoint.js';
@@ -160,7 +160,7 @@ async function startDriven(
   network: IsolatedNetwork | undefined,
 ): Promise<{
   chromium: ChromiumProcess;
-  cdp: CdpClient;
+  cdp: CdpConnection;
   currentPage: CurrentPage;
   devtools: DevtoolsEndpoint;
   browserWsPath: string;
@@ -179,7 +179,7 @@ async function startDriven(
     await profile.removeProfile();
     throw error;
   }
-  let cdp: CdpClient | undefined;
+  let cdp: CdpConnection | undefined;
   // In a sandbox, Chromium's DevTools port is reached through its socket in the session's
   // temp dir; on the shared machine, at its loopback port.
   const printed = new URL(chromium.browserWsUrl);
@@ -190,7 +190,7 @@ async function startDriven(
   const browserWsPath = printed.pathname;
   try {
     await network?.devtoolsReady(config.launchTimeoutMs);
-    cdp = await CdpClient.connect(devtools, browserWsPath);
+    cdp = await connectRuntimeCdp(devtools, browserWsPath);
     const currentPage = await CurrentPage.track(cdp);
     await currentPage.get({ create: true });
     return { chromium, cdp, currentPage, devtools, browserWsPath };
@@ -256,14 +256,14 @@ export function exitReason(chromium: ChromiumProcess, sandboxed: boolean): strin
 /** Longest wait for Chromium to shut down cleanly before its process group is killed. */
 const CLEAN_CLOSE_GRACE_MS = 5_000;
 
-async function closeCleanly(cdp: CdpClient, exited: Promise<void>): Promise<void> {
+async function closeCleanly(cdp: CdpConnection, exited: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const grace = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, CLEAN_CLOSE_GRACE_MS);
   });
   // The answer to Browser.close may never come (the socket closes with the browser): wait for the exit.
   const closed = cdp
-    .send('Browser.close', {}, { timeoutMs: CLEAN_CLOSE_GRACE_MS })
+    .call('Browser.close', undefined, { timeoutMs: CLEAN_CLOSE_GRACE_MS })
     .catch(() => {})
     .then(() => exited);
   await Promise.race([closed, grace]);

@@ -3,16 +3,16 @@
  * they come, fanned out to live viewers and the recorder. Headless Chromium only sends a frame
  * when the page changes, so an idle page costs nothing.
  */
-import type { CdpClient } from './cdp-client.js';
+import type { Protocol } from 'devtools-protocol';
+import type { CdpConnection } from './cdp-client.js';
 import type { AttachedPage, CurrentPage } from './current-page.js';
 
-const SCREENCAST_PARAMS = { format: 'jpeg', quality: 60, maxWidth: 1280, maxHeight: 720 };
-
-/** `Page.screencastFrame`: base64 JPEG plus the frame number to acknowledge. */
-interface ScreencastFrame {
-  data: string;
-  sessionId: number;
-}
+const SCREENCAST_PARAMS: Protocol.Page.StartScreencastRequest = {
+  format: 'jpeg',
+  quality: 60,
+  maxWidth: 1280,
+  maxHeight: 720,
+};
 
 export class Screencast {
   #listeners = new Set<(jpeg: Buffer) => void>();
@@ -22,16 +22,14 @@ export class Screencast {
   #unsubscribe: Array<() => void> = [];
 
   constructor(
-    private readonly cdp: CdpClient,
+    private readonly cdp: CdpConnection,
     currentPage: CurrentPage,
     /** Sees every frame with its arrival time, before viewers (the recorder). */
     private readonly onFrameReceived: (jpeg: Buffer, at: number) => void = () => {},
   ) {
     this.#unsubscribe.push(
       currentPage.onChange((page) => this.#follow(page)),
-      cdp.on<ScreencastFrame>('Page.screencastFrame', (frame, sessionId) =>
-        this.#onFrame(frame, sessionId),
-      ),
+      cdp.on('Page.screencastFrame', (frame, sessionId) => this.#onFrame(frame, sessionId)),
     );
     const page = currentPage.peek();
     if (page) this.#follow(page);
@@ -58,17 +56,18 @@ export class Screencast {
     if (!page) return;
     // The old page's screencast ends with its target; nothing to stop there.
     this.cdp
-      .send('Page.startScreencast', SCREENCAST_PARAMS, { sessionId: page.sessionId })
+      .call('Page.startScreencast', SCREENCAST_PARAMS, { sessionId: page.sessionId })
       .catch(() => {
         // The page closed before the screencast started: the next current page gets one.
       });
   }
 
-  #onFrame(frame: ScreencastFrame, cdpSessionId: string | undefined): void {
+  /** `frame.sessionId` is the frame number to acknowledge; `cdpSessionId` the page's session. */
+  #onFrame(frame: Protocol.Page.ScreencastFrameEvent, cdpSessionId: string | undefined): void {
     if (!cdpSessionId) return;
     // Unacknowledged frames stall the screencast, so ack even frames we no longer want.
     this.cdp
-      .send('Page.screencastFrameAck', { sessionId: frame.sessionId }, { sessionId: cdpSessionId })
+      .call('Page.screencastFrameAck', { sessionId: frame.sessionId }, { sessionId: cdpSessionId })
       .catch(() => {});
     if (this.#stopped || cdpSessionId !== this.#sessionId) return;
     const jpeg = Buffer.from(frame.data, 'base64');
