@@ -121,6 +121,7 @@ function build(z: typeof Z) {
       })
       .optional(),
     reconnectWindowMs: ms.optional(),
+    maxDownloadBytes: z.number().int().positive().optional(),
     geo: geo.optional(),
     recording: z.strictObject({ dir: z.string().min(1), timeout }).optional(),
     waitForSlot: z.boolean().optional(),

@@ -114,6 +114,13 @@ export interface ConnectOptions {
    * (docs/geo.md). Default: `'exit'`.
    */
   geo?: GeoOption;
+  /**
+   * The largest download brought from the remote browser to this machine, in bytes. A download
+   * over it fails (`download.failure()` says why, `saveAs()` rejects with the reason) and its
+   * partial file is removed: a web page cannot fill this machine's disk (docs/security.md).
+   * Default: 1 GiB.
+   */
+  maxDownloadBytes?: number;
   /** When the account's session limit is hit (429), wait for a free slot instead of failing. Default: true. */
   waitForSlot?: boolean;
   /** Aborts the launch (create, queue wait and connect); a created session is deleted. */

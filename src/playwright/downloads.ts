@@ -18,12 +18,17 @@ import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
  * (the drop-in's option of that name): every download's file also lands there, named by its
  * guid as with a local browser; the connect passed it to Playwright as `artifactsDir`.
  */
-export async function startDownloads(browser: Browser, downloadsPath?: string): Promise<void> {
+export async function startDownloads(
+  browser: Browser,
+  downloadsPath?: string,
+  maxDownloadBytes?: number,
+): Promise<void> {
   const cdp = await remoteCdpFor(browser, async () =>
     cdpChannel(await browser.newBrowserCDPSession()),
   );
   const downloads = await RemoteDownloads.start(cdp, {
     policy: 'allowAndName',
+    ...(maxDownloadBytes !== undefined ? { maxDownloadBytes } : {}),
     // Paused only while a download can be received (see Receivers): a navigation pays nothing.
     receiving: downloadsPath !== undefined,
     ...(downloadsPath !== undefined

@@ -116,12 +116,14 @@ async function connect(
           // Side by side: their setup commands go out together, one round trip for all.
           await Promise.all([
             startRemoteFeatures(connected, open, options),
-            startDownloads(connected, options.downloadsPath).catch((error: unknown) => {
-              throw new RemoteBrowserError(
-                `${what}: downloads could not be bridged: ${(error as Error).message}`,
-                { cause: error },
-              );
-            }),
+            startDownloads(connected, options.downloadsPath, options.maxDownloadBytes).catch(
+              (error: unknown) => {
+                throw new RemoteBrowserError(
+                  `${what}: downloads could not be bridged: ${(error as Error).message}`,
+                  { cause: error },
+                );
+              },
+            ),
             startGeo(connected, open, geoInput(opened, options)).catch((error: unknown) => {
               throw new RemoteBrowserError(
                 `${what}: geo overrides could not be applied: ${(error as Error).message}`,

@@ -147,12 +147,14 @@ async function connect(
           // Side by side: their setup commands go out together, one round trip for all.
           await Promise.all([
             startRemoteFeatures(connected, open, options),
-            startTransfers(connected, options.downloadBehavior).catch((error: unknown) => {
-              throw new RemoteBrowserError(
-                `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
-                { cause: error },
-              );
-            }),
+            startTransfers(connected, options.downloadBehavior, options.maxDownloadBytes).catch(
+              (error: unknown) => {
+                throw new RemoteBrowserError(
+                  `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
+                  { cause: error },
+                );
+              },
+            ),
             startGeo(connected, open, {
               config: sessionConfigOf(opened, options),
               option: options.geo,

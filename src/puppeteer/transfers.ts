@@ -26,6 +26,7 @@ export async function openChannel(browser: Browser): Promise<CdpChannel> {
 export async function startTransfers(
   browser: Browser,
   downloadBehavior: DownloadBehavior | undefined,
+  maxDownloadBytes?: number,
 ): Promise<void> {
   const cdp = await remoteCdpFor(browser, () => openChannel(browser));
   // Every session of the connection sends through the same Connection: the one remote CDP
@@ -37,6 +38,7 @@ export async function startTransfers(
   const folder = downloadPath ?? '';
   const downloads = await RemoteDownloads.start(cdp, {
     policy,
+    ...(maxDownloadBytes !== undefined ? { maxDownloadBytes } : {}),
     // Named as Chromium names it: by guid (`allowAndName`), else by the suggested name made
     // safe, `name (1).ext` when taken (remote-cdp/download-names.ts).
     placement: { folder, naming: policy === 'allowAndName' ? 'guid' : 'suggested' },

@@ -26,7 +26,7 @@ import { createDebug } from '../http/debug.js';
 import { nodeFsPromises, nodeOs, nodePath } from '../http/node-builtins.js';
 import { DownloadCapture } from './download-capture.js';
 import { claimFreeName, isGuid, isInside, moveExclusive, safeFileName } from './download-names.js';
-import { DownloadTransferError } from './download-transfer.js';
+import { DownloadTooLargeError, DownloadTransferError } from './download-transfer.js';
 import type { RemoteCdp } from './remote-cdp.js';
 
 export { MAX_STAGING, NAME_TIMEOUT_MS } from './download-capture.js';
@@ -229,9 +229,15 @@ export class RemoteDownloads {
     this.#waiters.delete(begin.guid);
     const placement = this.#options.placement;
     if (placement && isGuid(begin.guid)) {
-      void this.#place(begin, placement).catch((error: unknown) =>
-        debug(`download ${begin.guid} not placed: ${(error as Error).message}`),
-      );
+      void this.#place(begin, placement).catch((error: unknown) => {
+        debug(`download ${begin.guid} not placed: ${(error as Error).message}`);
+        // Nothing else tells a user of a download folder that a file is missing, and why.
+        if (error instanceof DownloadTooLargeError)
+          process.emitWarning(error.message, {
+            type: 'RemoteBrowserWarning',
+            code: 'REMOTE_BROWSER_DOWNLOAD_TOO_LARGE',
+          });
+      });
     }
   }
 

@@ -75,6 +75,7 @@ describe('launchRemote options', () => {
       slowMo: 5,
       extraContexts: 'allow',
       exposeNetwork: '<loopback>,*.dev.test:8080',
+      maxDownloadBytes: 64 * 1024 * 1024,
     };
     expect(launch(options)).toMatchObject({ country: 'us', profile: { name: 'shop' } });
   });
@@ -117,6 +118,8 @@ describe('launchRemote options', () => {
     [{ filterMode: 'fast' }, 'filterMode', /must be one of quality, quality_speed, speed, none/],
     [{ signal: 'stop' }, 'signal', /must be an AbortSignal/],
     [{ extraContexts: 'never' }, 'extraContexts', /must be one of warn, error, allow/],
+    [{ maxDownloadBytes: 0 }, 'maxDownloadBytes', /must be > 0 \(got 0\)/],
+    [{ maxDownloadBytes: 1.5 }, 'maxDownloadBytes', /must be an integer \(got 1.5\)/],
     ['us', 'options', /must be an object \(got "us"\)/],
   ])('%j is an error naming %s', (options, field, message) => {
     const error = rejection(() => launch(options));

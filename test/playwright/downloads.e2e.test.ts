@@ -34,8 +34,11 @@ async function download(page: Page, selector: string): Promise<Download> {
   return started;
 }
 
-async function withBrowser(run: (browser: Browser, page: Page) => Promise<void>) {
-  const browser = await launchRemote({ api });
+async function withBrowser(
+  run: (browser: Browser, page: Page) => Promise<void>,
+  options: { maxDownloadBytes?: number } = {},
+) {
+  const browser = await launchRemote({ api, ...options });
   try {
     const page = browser.contexts()[0]!.pages()[0]!;
     await page.goto(home);
@@ -69,6 +72,32 @@ describe('Playwright downloads on a remote browser', () => {
       expect(sha256(readFileSync(join(dir, 'exposed.bin')))).toBe(site.fileSha);
       expect(site.fileRequests() - before).toBe(1);
     });
+  });
+
+  it('a download over maxDownloadBytes fails with the reason, and nothing of it stays on the client', async () => {
+    // The bridge stages in os.tmpdir(): this browser's own, so other processes' files do not count.
+    const tmp = mkdtempSync(join(dir, 'tmp-cap-'));
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      await withBrowser(
+        async (_browser, page) => {
+          const started = await download(page, '#attachment');
+          expect(await started.failure()).toMatch(
+            /larger than maxDownloadBytes \(65536 bytes\): failed and its partial file removed/,
+          );
+          await expect(started.saveAs(join(dir, 'capped.bin'))).rejects.toThrow(
+            /download\.saveAs: .*larger than maxDownloadBytes/,
+          );
+          expect(readdirSync(dir)).not.toContain('capped.bin');
+          expect(stagedBytes(tmp)).toBe(0);
+        },
+        { maxDownloadBytes: 64 * 1024 },
+      );
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
   });
 
   it('createReadStream() streams the same bytes', async () => {

@@ -106,6 +106,34 @@ describe('Puppeteer downloadBehavior on a remote browser', () => {
     }
   });
 
+  it('a download over maxDownloadBytes is not placed, and a warning says why', async () => {
+    const folder = mkdtempSync(join(dir, 'capped-'));
+    const warned = new Promise<Error>((resolve) => {
+      const onWarning = (warning: Error & { code?: string }) => {
+        if (warning.code !== 'REMOTE_BROWSER_DOWNLOAD_TOO_LARGE') return;
+        process.off('warning', onWarning);
+        resolve(warning);
+      };
+      process.on('warning', onWarning);
+    });
+    const browser = await launchRemote({
+      api,
+      downloadBehavior: { policy: 'allow', downloadPath: folder },
+      maxDownloadBytes: 64 * 1024,
+    });
+    try {
+      const page = (await browser.pages())[0]!;
+      await page.goto('http://files.test/');
+      await page.click('#attachment');
+      expect((await warned).message).toMatch(
+        /larger than maxDownloadBytes \(65536 bytes\): failed and its partial file removed; raise maxDownloadBytes/,
+      );
+      expect(readdirSync(folder)).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('policy allow without a downloadPath is a RequestValidationError naming the field, before any session', async () => {
     const before = (await api.sessions.list({ status: 'running' })).length;
     await expect(
