@@ -6,6 +6,7 @@
  *   npm run bench                 all rows (about 8 minutes on 2 cores)
  *   npm run bench -- --only P1,P5 some rows (P10: isolation 'remote' vs 'none'; P11: page.goto vs a raw browser; P12: the usage reporter)
  *   npm run bench -- --pairs 5    fewer interleaved pairs for P1/P2 (default 11)
+ *   npm run bench -- --only P1 --target de/be/berlin   P1/P2 on sessions targeted there (geo derives)
  *
  * Machine and date are printed with the table, so a pasted table says where it came from.
  */
@@ -28,15 +29,23 @@ const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     pairs: { type: 'string', default: '11' },
+    target: { type: 'string' },
   },
 });
 const only = values.only ? new Set(values.only.toUpperCase().split(',')) : undefined;
 const wanted = (...ids: string[]) => !only || ids.some((id) => only.has(id));
 const pairs = Number(values.pairs);
+const [country, region, city] = values.target?.split('/') ?? [];
+const target = country
+  ? { country, ...(region ? { region } : {}), ...(city ? { city } : {}) }
+  : undefined;
 
 const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P6'], run: () => entryCostRows() },
-  { ids: ['P1', 'P2'], run: () => launchRows({ pairs, rtts: [0, 100] }) },
+  {
+    ids: ['P1', 'P2'],
+    run: () => launchRows({ pairs, rtts: [0, 100], ...(target ? { target } : {}) }),
+  },
   { ids: ['P3'], run: () => slotQueueRows() },
   { ids: ['P4'], run: () => pollingRows() },
   { ids: ['P5'], run: () => downloadRows() },
