@@ -3,6 +3,8 @@
  * `stdout`, `stderr`, `isTTY` and `env` are required; the rest have process-backed defaults in
  * `processIo()` and safe fallbacks elsewhere (no prompt → refuse, no interrupt hook → none).
  */
+import { onSignals } from '../http/process-signals.js';
+
 export interface CliIo {
   /** Writes one line (a newline is added) to standard output. */
   stdout(text: string): void;
@@ -45,13 +47,8 @@ export function processIo(): CliIo {
     columns: process.stderr.columns,
     env: process.env,
     confirm: process.stdin.isTTY ? askOnTerminal : undefined,
-    onInterrupt(handler) {
-      const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
-      for (const signal of signals) process.on(signal, handler);
-      return () => {
-        for (const signal of signals) process.off(signal, handler);
-      };
-    },
+    // A host handler: the command ends its work itself (and exits) after the signal.
+    onInterrupt: (handler) => onSignals(['SIGINT', 'SIGTERM'], handler),
   };
 }
 

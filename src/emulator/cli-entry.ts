@@ -5,6 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onSignals } from '../http/process-signals.js';
 import type { EmulatorOptions } from './options.js';
 import { type EmulatorHandle, startEmulator } from './start.js';
 
@@ -69,7 +70,7 @@ export async function runEmulatorForeground(
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      for (const signal of signals) process.off(signal, onSignal);
+      stopOnSignal();
       await handle.close();
       await ca?.remove();
       io.stdout('# emulator stopped');
@@ -77,10 +78,10 @@ export async function runEmulatorForeground(
     })();
     return stopping;
   };
-  const onSignal = () => void stop();
   // Before the first line: whoever reads "Ctrl-C stops the emulator" may press it at once, and
-  // Node's default would kill the process with its Chromium and temp dirs.
-  for (const signal of signals) process.on(signal, onSignal);
+  // Node's default would kill the process with its Chromium and temp dirs. A host handler: the
+  // emulator's own shutdown is what follows the signal.
+  const stopOnSignal = onSignals(signals, () => void stop());
 
   const state = await handle.admin.state();
   io.stdout(`# remote-browser emulator ${state.version} on ${handle.url}`);

@@ -4,18 +4,15 @@
  * reconcile its creates in flight, every client's (the tracker's `endEverything`). One
  * set of listeners per process, since signals are the process's. The host's own behaviour is kept: when the host listens
  * itself we only clean up; when nobody else does, we clean up and then do what Node would have
- * done (re-raise the signal; print the error and exit with code 1).
- *
- * Other handlers that re-raise on their own (the emulator's, another copy of this library)
- * mark themselves with COOPERATIVE: they are not "the host", or each would wait for the other
- * and Ctrl-C would never end the process.
+ * done (re-raise the signal; print the error and exit with code 1). The listeners are
+ * cooperative ones of http/process-signals.ts, the module the emulator's handlers use too.
  */
-import { nodeUtil } from '../http/node-builtins.js';
+import { cleanupOnSignals, cleanupOnUncaught, onProcessEnd } from '../http/process-signals.js';
 import { recorder } from './metering.js';
 import { tracker } from './tracker.js';
 
 /** Shared by every signal handler that re-raises itself when no host handler is left. */
-export const COOPERATIVE: unique symbol = Symbol.for('remote-browser.cooperative-signal-handler');
+export { COOPERATIVE } from '../http/process-signals.js';
 
 export interface ExitHookOptions {
   /** Signals to hook. Default: `['SIGINT', 'SIGTERM']`. */
@@ -34,18 +31,6 @@ export interface ExitHookOptions {
 
 let installed: (() => void) | undefined;
 
-/** Handlers of `event` that belong to the host (not ours, not another cooperative one). */
-function hostListeners(event: string): number {
-  return process
-    .listeners(event as NodeJS.Signals)
-    .filter((l) => !(l as unknown as Record<symbol, unknown>)[COOPERATIVE]).length;
-}
-
-function cooperative<T extends (...args: never[]) => void>(fn: T): T {
-  Object.defineProperty(fn, COOPERATIVE, { value: true });
-  return fn;
-}
-
 /** Installs the hooks once per process; returns a function that removes them. */
 export function installExitHooks(options: ExitHookOptions = {}): () => void {
   if (installed) return installed;
@@ -60,36 +45,21 @@ export function installExitHooks(options: ExitHookOptions = {}): () => void {
     ]);
   };
 
-  const onSignal = cooperative((signal: NodeJS.Signals) => {
-    void bounded().finally(() => {
-      if (hostListeners(signal) > 0) return;
-      uninstall();
-      // Another cooperative handler may still be listening: it re-raises in its own time.
-      process.kill(process.pid, signal);
-    });
-  });
-  const onBeforeExit = cooperative(() => {
-    recorder.exiting();
-    void tracker.endEverything(0);
-  });
-  const onUncaught = cooperative((error: Error) => {
-    const hostHandles = hostListeners('uncaughtException') > 0;
-    void bounded().finally(() => {
-      if (hostHandles) return;
-      uninstall();
-      process.stderr.write(`${nodeUtil().inspect(error)}\n`);
-      process.exit(1);
-    });
-  });
-
-  for (const signal of signals) process.on(signal, onSignal);
-  if (options.beforeExit !== false) process.on('beforeExit', onBeforeExit);
-  if (options.uncaught !== false) process.on('uncaughtException', onUncaught);
+  const removers = [cleanupOnSignals(signals, bounded, { beforeReraise: () => uninstall() })];
+  if (options.beforeExit !== false) {
+    removers.push(
+      onProcessEnd('beforeExit', () => {
+        recorder.exiting();
+        void tracker.endEverything(0);
+      }),
+    );
+  }
+  if (options.uncaught !== false) {
+    removers.push(cleanupOnUncaught(bounded, { beforeExit: () => uninstall() }));
+  }
 
   const uninstall = () => {
-    for (const signal of signals) process.off(signal, onSignal);
-    process.off('beforeExit', onBeforeExit);
-    process.off('uncaughtException', onUncaught);
+    for (const remove of removers) remove();
     installed = undefined;
   };
   installed = uninstall;

@@ -4,6 +4,7 @@
  * process takes its groups with it.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cleanupOnSignals, onProcessEnd } from '../../http/process-signals.js';
 
 const liveGroups = new Set<number>();
 /** Temp dirs this process made and removes when it dies before removing them itself. */
@@ -43,37 +44,18 @@ function onExit(): void {
 /**
  * Ctrl-C and `kill` end Node without running `exit` handlers, and a detached Chromium does not
  * get the terminal's SIGINT, so it would outlive us. Like signal-exit: kill the groups, then if
- * nobody else listens for the signal, re-raise it so the default behaviour (exit) still happens.
+ * nobody else listens for the signal, remove the dirs (the re-raised signal ends the process
+ * without `exit` handlers) and re-raise it so the default behaviour (exit) still happens.
  */
-function onSignal(signal: NodeJS.Signals): void {
-  killAllGroups();
-  // Handlers marked cooperative (installExitHooks()) re-raise on their own: they are not the host.
-  const host = process.listeners(signal).filter((l) => !(COOPERATIVE in l));
-  if (host.length === 0) {
-    // The re-raised signal ends the process without `exit` handlers: remove the dirs now.
-    removeOwnedDirs();
-    process.removeListener(signal, signalHandlers[signal]!);
-    process.kill(process.pid, signal);
-  }
-}
-
-/** The mark shared with remote-browser's exit hooks (Symbol.for: no import across layers). */
-const COOPERATIVE = Symbol.for('remote-browser.cooperative-signal-handler');
-const cooperative = (fn: () => void) => Object.defineProperty(fn, COOPERATIVE, { value: true });
-
-const signalHandlers: Partial<Record<NodeJS.Signals, () => void>> = {
-  SIGINT: cooperative(() => onSignal('SIGINT')),
-  SIGTERM: cooperative(() => onSignal('SIGTERM')),
-  SIGHUP: cooperative(() => onSignal('SIGHUP')),
-};
-
 function installHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
   // `exit` handlers must be synchronous: process.kill is, and it is all we need.
   // An uncaught exception also runs them, so a crashed emulator leaves no work dir behind.
-  process.on('exit', onExit);
-  for (const [signal, handler] of Object.entries(signalHandlers)) process.on(signal, handler!);
+  onProcessEnd('exit', onExit);
+  cleanupOnSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], killAllGroups, {
+    beforeReraise: removeOwnedDirs,
+  });
 }
 
 export function trackGroup(pgid: number): void {
