@@ -168,12 +168,15 @@ async function sessionOfFrame(cdp: RemoteCdp, frameId: string): Promise<TargetSe
     ? [frameId]
     : [...cdp.targets.values()].filter((t) => t.type === 'page').map((t) => t.targetId);
   for (const targetId of candidates) {
-    const attached = await cdp.attach(targetId).catch((error: unknown) => {
-      debug(`cannot attach to ${targetId}: ${(error as Error).message}`);
-      return undefined;
-    });
-    if (!attached) continue;
-    const { session } = attached;
+    const { session, attached } = cdp.attach(targetId);
+    const ok = await attached.then(
+      () => true,
+      (error: unknown) => {
+        debug(`cannot attach to ${targetId}: ${(error as Error).message}`);
+        return false;
+      },
+    );
+    if (!ok) continue;
     if (targetId === frameId) return session;
     const { frameTree } = await session
       .send('Page.getFrameTree')

@@ -129,8 +129,9 @@ export async function applyGeoToTargets(
     // A page's out-of-process frames and dedicated workers are its children: auto-attached on
     // the page's session, each is announced with its session before the library resumes it, and
     // gets its overrides at once (no attach round trip of its own).
-    const attached = cdp.attach(target.targetId).then(
-      ({ session }) => {
+    const { session, attached: answered } = cdp.attach(target.targetId);
+    const attached = answered.then(
+      () => {
         session.on('Target.attachedToTarget', (child) => {
           void sendGeo(
             childSink(session, child.sessionId),

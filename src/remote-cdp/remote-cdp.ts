@@ -15,7 +15,7 @@
  * - `intercept()` is the one owner of the `Fetch` domain (fetch-interception.ts): the union of
  *   the features' patterns, dispatched in the fixed INTERCEPT_ORDER, with the tunnel → downloads
  *   hand-off of served responses (`offerServed`).
- * - `attach(targetId)` is the one way into a target (target-session.ts).
+ * - `attach(targetId)` is the one way into a target (target-session.ts, target-routing.ts).
  *
  * Setup in one round trip, and the extension points for a feature (geo overrides, …):
  * - Session-wide setup: `setup(...calls)` sends the calls at once, without waiting for the
@@ -61,6 +61,7 @@ import {
   type PausedRequest,
   type ServedResponse,
 } from './fetch-interception.js';
+import { TargetRouting } from './target-routing.js';
 import { TargetSession, TargetSessionClosedError } from './target-session.js';
 
 const debug = createDebug('remote-cdp');
@@ -80,12 +81,22 @@ export type RemoteTarget = Protocol.Target.TargetInfo;
 /** A feature's per-target setup: the commands `target` gets when a session attaches to it. */
 export type TargetSetup = (target: RemoteTarget | undefined, targetId: string) => CdpCall[];
 
+/** A session on one target (RemoteCdp.attach()). */
+export interface AttachedTarget {
+  /** Usable at once: listen on it before anything arrives, send without waiting. */
+  session: TargetSession;
+  /** Resolves once the browser answered the attach; rejects (the session closed) when it refused. */
+  attached: Promise<void>;
+  /** Settles when the setup commands are answered; rejects with the first that failed. */
+  setupDone: Promise<void>;
+}
+
 export class RemoteCdp implements CdpSession {
   readonly #channel: CdpChannel;
   readonly #targets = new Map<string, RemoteTarget>();
   readonly #fetch: FetchInterception;
   readonly #targetSetup: TargetSetup[] = [];
-  readonly #sessions = new Map<string, TargetSession>();
+  readonly #routing: TargetRouting;
   /** Setup calls sent and not answered yet (ready() waits for them). */
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #unsubscribe: (() => void)[] = [];
@@ -95,6 +106,7 @@ export class RemoteCdp implements CdpSession {
   private constructor(channel: CdpChannel) {
     this.#channel = channel;
     this.#fetch = new FetchInterception((method, ...params) => this.send(method, ...params));
+    this.#routing = new TargetRouting(this);
   }
 
   /**
@@ -109,16 +121,10 @@ export class RemoteCdp implements CdpSession {
       cdp.on('Target.targetInfoChanged', (e) => set(e.targetInfo)),
       cdp.on('Target.targetDestroyed', (e) => cdp.#targets.delete(e.targetId)),
       cdp.on('Fetch.requestPaused', (e) => cdp.#fetch.dispatch(e)),
-      cdp.on('Target.receivedMessageFromTarget', (e) => {
-        if (e.sessionId) cdp.#sessions.get(e.sessionId)?.receive(e.message);
-      }),
-      cdp.on('Target.detachedFromTarget', (e) => {
-        if (!e.sessionId) return;
-        cdp.#sessions
-          .get(e.sessionId)
-          ?.close(new TargetSessionClosedError(`target ${e.targetId ?? ''} went away`));
-        cdp.#sessions.delete(e.sessionId);
-      }),
+      cdp.on('Target.receivedMessageFromTarget', (e) =>
+        cdp.#routing.receive(e.sessionId, e.targetId, e.message),
+      ),
+      cdp.on('Target.detachedFromTarget', (e) => cdp.#routing.detached(e.sessionId, e.targetId)),
     );
     void cdp.setup({ method: 'Target.setDiscoverTargets', params: { discover: true } });
     return cdp;
@@ -194,30 +200,33 @@ export class RemoteCdp implements CdpSession {
   }
 
   /**
-   * Attaches a non-flat session to `targetId` (target-session.ts) and sends every per-target
-   * setup contribution on it at once, as its first commands. Resolves once attached; the
-   * session's `setupDone` settles when the contributions are answered.
+   * Attaches a non-flat session to `targetId` (target-session.ts, target-routing.ts) and sends
+   * every per-target setup contribution on it, then `first` (the attaching feature's own first
+   * commands), all at once as its first commands. Returns at once: when no other session of
+   * ours is on the target, the commands go out in the same write as the attach, so they reach
+   * the target before anything sent after this call (a navigation the user starts).
    */
-  async attach(targetId: string): Promise<{ session: TargetSession; setupDone: Promise<void> }> {
-    if (this.#closed) throw new TargetSessionClosedError('the browser session is closed');
-    const { sessionId } = await this.send('Target.attachToTarget', { targetId, flatten: false });
-    const session = new TargetSession(
-      targetId,
-      sessionId,
-      async (id, message) => this.send('Target.sendMessageToTarget', { sessionId: id, message }),
-      async () => {
-        this.#sessions.delete(sessionId);
-        await this.send('Target.detachFromTarget', { sessionId });
-      },
-    );
-    this.#sessions.set(sessionId, session);
+  attach(targetId: string, first: readonly CdpCall[] = []): AttachedTarget {
+    if (this.#closed) {
+      const reason = new TargetSessionClosedError('the browser session is closed');
+      const session = new TargetSession(targetId, {
+        early: false,
+        sendToTarget: () => Promise.reject(reason),
+        onDetach: async () => {},
+      });
+      session.close(reason);
+      const attached = Promise.reject(reason);
+      attached.catch(() => {});
+      return { session, attached, setupDone: attached };
+    }
+    const { session, attached } = this.#routing.attach(targetId);
     const target = this.#targets.get(targetId);
     const calls = this.#targetSetup.flatMap((contribution) => contribution(target, targetId));
-    const setupDone = sendAll(session, calls);
+    const setupDone = sendAll(session, [...calls, ...first]);
     setupDone.catch((error: unknown) =>
       debug(`setup of target ${targetId} failed: ${(error as Error).message}`),
     );
-    return { session, setupDone };
+    return { session, attached, setupDone };
   }
 
   /** Ends the session (idempotent); the browser and its connection stay. */
@@ -225,9 +234,7 @@ export class RemoteCdp implements CdpSession {
     this.#closed ??= (async () => {
       for (const stop of this.#unsubscribe.splice(0)) stop();
       this.#fetch.clear();
-      const reason = new TargetSessionClosedError('the browser session closed');
-      for (const session of this.#sessions.values()) session.close(reason);
-      this.#sessions.clear();
+      this.#routing.closeAll(new TargetSessionClosedError('the browser session closed'));
       await this.#channel.detach().catch((error: unknown) => {
         debug(`detaching the browser session failed: ${(error as Error).message}`);
       });

@@ -4,14 +4,18 @@
  * session, non-flat (`Target.attachToTarget` with `flatten: false`, then
  * `Target.sendMessageToTarget` / `Target.receivedMessageFromTarget`). Playwright's browser CDP
  * session drops the messages of flattened child sessions (its connection routes only sessions
- * it created), so this is the one way both libraries' sessions reach inside a target.
+ * it created), so this is the one way both libraries' sessions reach inside a target, and the
+ * one message loop for them in this folder.
  *
  * Typed like the browser-level session (CdpSession). Events run behind the same dispatch
  * guard. When the target detaches, the browser-level session closes or `detach()` is called,
  * the session stores ONE reason and every pending and later call rejects with it.
  *
- * RemoteCdp.attach() creates these (it routes the messages of every session by id) and sends
- * the per-target setup contributions first (see remote-cdp.ts).
+ * RemoteCdp.attach() creates these before the attach is answered, so a feature can listen and
+ * send at once: until the session id is known, a command goes out addressed by target id when
+ * this is the only session of ours on the target (Chromium refuses that address otherwise), and
+ * waits for the attach otherwise. Chromium runs the commands in the order they arrive, so a
+ * command written with the attach reaches the target before anything written after it.
  */
 import { createDebug } from '../http/debug.js';
 import {
@@ -26,8 +30,11 @@ import {
 
 const debug = createDebug('remote-cdp');
 
+/** How a message reaches the target: by session id, or by target id while it has no other. */
+export type TargetRoute = { sessionId: string } | { targetId: string };
+
 /** What a target session needs of the browser-level session: a way to send its messages. */
-export type SendToTarget = (sessionId: string, message: string) => Promise<unknown>;
+export type SendToTarget = (route: TargetRoute, message: string) => Promise<unknown>;
 
 /** A session's end: why its calls reject. */
 export class TargetSessionClosedError extends Error {
@@ -49,27 +56,41 @@ interface TargetMessage {
   params?: unknown;
 }
 
+export interface TargetSessionOptions {
+  /** Sends one message of this session through the browser-level session. */
+  sendToTarget: SendToTarget;
+  /** Ends the session in the browser (its id is known by then). */
+  onDetach: (sessionId: string) => Promise<void>;
+  /** Whether commands may go out by target id before the attach is answered. */
+  early: boolean;
+}
+
 export class TargetSession implements CdpSession {
   readonly targetId: string;
-  readonly sessionId: string;
-  readonly #sendToTarget: SendToTarget;
-  readonly #onDetach: () => Promise<void>;
+  /** Settles with the session's end; never rejects. */
+  readonly closed: Promise<Error>;
+  readonly #options: TargetSessionOptions;
   readonly #pending = new Map<number, Pending>();
   readonly #listeners = new Map<string, Set<(params: unknown) => void>>();
+  /** Messages waiting for the session id (when they may not go by target id). */
+  readonly #waiting: { id: number; text: string }[] = [];
+  #sessionId: string | undefined;
   #lastId = 0;
   #closed: Error | undefined;
+  #endClosed: (reason: Error) => void = () => {};
 
-  /** Made by RemoteCdp.attach(); `onDetach` ends the session in the browser. */
-  constructor(
-    targetId: string,
-    sessionId: string,
-    sendToTarget: SendToTarget,
-    onDetach: () => Promise<void>,
-  ) {
+  /** Made by RemoteCdp.attach(), before the attach is answered. */
+  constructor(targetId: string, options: TargetSessionOptions) {
     this.targetId = targetId;
-    this.sessionId = sessionId;
-    this.#sendToTarget = sendToTarget;
-    this.#onDetach = onDetach;
+    this.#options = options;
+    this.closed = new Promise((resolve) => {
+      this.#endClosed = resolve;
+    });
+  }
+
+  /** The session's id once the attach is answered. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
   }
 
   /** Why the session ended, or undefined while it is open. */
@@ -77,18 +98,21 @@ export class TargetSession implements CdpSession {
     return this.#closed;
   }
 
+  /** RemoteCdp: the attach answered with `sessionId`; waiting commands go out now. */
+  attached(sessionId: string): void {
+    if (this.#sessionId !== undefined || this.#closed) return;
+    this.#sessionId = sessionId;
+    for (const { id, text } of this.#waiting.splice(0)) this.#write(id, text);
+  }
+
   send<M extends CdpCommand>(method: M, ...params: CdpParams<M>): Promise<CdpResult<M>> {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = ++this.#lastId;
     return new Promise<CdpResult<M>>((resolve, reject) => {
       this.#pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject });
-      this.#sendToTarget(
-        this.sessionId,
-        JSON.stringify({ id, method, params: params[0] ?? {} }),
-      ).catch((error: unknown) => {
-        if (!this.#pending.delete(id)) return;
-        reject(error instanceof Error ? error : new Error(String(error)));
-      });
+      const text = JSON.stringify({ id, method, params: params[0] ?? {} });
+      if (this.#sessionId === undefined && !this.#options.early) this.#waiting.push({ id, text });
+      else this.#write(id, text);
     });
   }
 
@@ -108,8 +132,10 @@ export class TargetSession implements CdpSession {
   /** Ends the session (idempotent): pending calls reject, the browser detaches it. */
   async detach(): Promise<void> {
     if (this.#closed) return;
+    const sessionId = this.#sessionId;
     this.close(new TargetSessionClosedError(`the session of target ${this.targetId} was detached`));
-    await this.#onDetach().catch((error: unknown) => {
+    if (sessionId === undefined) return; // RemoteCdp detaches it when the attach answers
+    await this.#options.onDetach(sessionId).catch((error: unknown) => {
       debug(`detaching target ${this.targetId} failed: ${(error as Error).message}`);
     });
   }
@@ -126,6 +152,7 @@ export class TargetSession implements CdpSession {
       debug(`target ${this.targetId} sent a message that is not JSON`);
       return;
     }
+    if (message === null || typeof message !== 'object') return;
     if (typeof message.id === 'number') {
       const pending = this.#pending.get(message.id);
       if (!pending) return;
@@ -143,8 +170,21 @@ export class TargetSession implements CdpSession {
   close(reason: Error): void {
     if (this.#closed) return;
     this.#closed = reason;
+    this.#waiting.length = 0;
     for (const pending of this.#pending.values()) pending.reject(reason);
     this.#pending.clear();
     this.#listeners.clear();
+    this.#endClosed(reason);
+  }
+
+  #write(id: number, text: string): void {
+    const route: TargetRoute =
+      this.#sessionId === undefined ? { targetId: this.targetId } : { sessionId: this.#sessionId };
+    this.#options.sendToTarget(route, text).catch((error: unknown) => {
+      const pending = this.#pending.get(id);
+      if (!pending) return;
+      this.#pending.delete(id);
+      pending.reject(error instanceof Error ? error : new Error(String(error)));
+    });
   }
 }

@@ -11,16 +11,15 @@
  * bridge does not wait for an exposed navigation: it attaches to every page target as soon as it
  * exists (the session's own tab at start, a new page on `Target.targetCreated`) and sends the
  * attach and its scripts together, in one write and without waiting for an answer, so they
- * reach the tab before any navigation the user can start there (RemoteCdp.attach() waits for
- * the attach's answer first, one round trip too late for that). Every later document of the tab
+ * reach the tab before any navigation the user can start there (RemoteCdp.attach() writes a
+ * session's first commands with the attach). Every later document of the tab
  * (a link, a redirect from the internet back to `localhost`, `page.goto`) and its same-process
  * iframes then get them at document start. A popup navigates as soon as the library lets it
  * run, before the scripts reach it, so its first document is not bridged; workers and
  * out-of-process iframes are not either (docs/remote.md).
  *
- * The page session: Playwright's `newBrowserCDPSession()` drops the messages of flattened child
- * sessions, so the bridge attaches with `flatten: false` and speaks through
- * `Target.sendMessageToTarget` / `Target.receivedMessageFromTarget` on the browser-level session.
+ * The page session is remote CDP's one target session (target-session.ts): non-flat, since
+ * Playwright's `newBrowserCDPSession()` drops the messages of flattened child sessions.
  */
 import { nodeCrypto } from '../http/node-builtins.js';
 import { parseExposeNetwork } from './host-patterns.js';
@@ -50,48 +49,20 @@ export async function startWebSocketBridge(
   };
   const scripts = webSocketPageScripts(config);
   const pages = new Map<string, PageSession>();
-  const bySession = new Map<string, PageSession>();
   const attach = (target: RemoteTarget) => {
     if (target.type !== 'page' || pages.has(target.targetId)) return;
-    const page = new PageSession(cdp, target.targetId, {
-      hosts,
-      world: WORLD,
-      binding: BINDING,
-      down: config.down,
-      scripts,
-    });
-    pages.set(target.targetId, page);
-    page.attached.then(
-      (sessionId) => {
-        if (sessionId !== undefined && pages.get(target.targetId) === page) {
-          bySession.set(sessionId, page);
-        }
-      },
-      () => {},
-    );
+    const options = { hosts, world: WORLD, binding: BINDING, down: config.down, scripts };
+    pages.set(target.targetId, new PageSession(cdp, target.targetId, options));
   };
   const unsubscribe = [
-    cdp.on('Target.targetCreated', (e: { targetInfo: RemoteTarget }) => attach(e.targetInfo)),
-    // By target id as well: a reply can arrive in the same task as the attach's answer.
-    cdp.on(
-      'Target.receivedMessageFromTarget',
-      (e: { sessionId: string; message: string; targetId?: string }) =>
-        (bySession.get(e.sessionId) ?? pages.get(e.targetId ?? ''))?.receive(
-          e.sessionId,
-          e.message,
-        ),
-    ),
-    cdp.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
-      bySession.get(e.sessionId)?.closeAll('the page detached');
-      bySession.delete(e.sessionId);
-    }),
-    cdp.on('Target.targetDestroyed', (e: { targetId: string }) => pages.delete(e.targetId)),
+    cdp.on('Target.targetCreated', (e) => attach(e.targetInfo)),
+    cdp.on('Target.targetDestroyed', (e) => pages.delete(e.targetId)),
   ];
   for (const target of cdp.targets.values()) attach(target);
   return async () => {
     for (const stop of unsubscribe) stop();
-    for (const page of pages.values()) page.closeAll('the bridge stopped');
+    const all = [...pages.values()];
     pages.clear();
-    bySession.clear();
+    await Promise.all(all.map((page) => page.stop()));
   };
 }

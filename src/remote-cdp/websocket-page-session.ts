@@ -1,14 +1,18 @@
 /**
- * One page target of the WebSocket bridge, attached without flattening (websocket-bridge.ts says
- * why), and the sockets its documents opened. Nothing a page sends can throw out of here: a
- * malformed message is dropped with a debug line, and a binding call from a document that is
- * not on an exposed host (its origin as Chromium reports it for the calling context, which a
- * page cannot forge) opens nothing: its socket fails as an unreachable host's would.
+ * The WebSocket bridge's side of one page target (websocket-bridge.ts): its page scripts and
+ * binding, installed as the first commands of a session RemoteCdp.attach() opens on the page
+ * (target-session.ts speaks the protocol), and the sockets its documents opened. Nothing a page
+ * sends can throw out of here: every handler runs behind the dispatch guard, a malformed message
+ * is dropped with a debug line, and a binding call from a document that is not on an exposed
+ * host (its origin as Chromium reports it for the calling context, which a page cannot forge)
+ * opens nothing: its socket fails as an unreachable host's would.
  */
 import { createDebug } from '../http/debug.js';
 import { type BridgedSocket, openBridgedSocket, type SocketEvent } from './bridged-socket.js';
+import type { CdpCall } from './cdp-channel.js';
 import type { ExposedHosts } from './host-patterns.js';
 import type { RemoteCdp } from './remote-cdp.js';
+import type { TargetSession } from './target-session.js';
 import { type PageMessage, parsePageMessage } from './websocket-messages.js';
 
 const debug = createDebug('expose-network');
@@ -23,142 +27,69 @@ export interface PageSessionOptions {
   scripts: { main: string; isolated: string };
 }
 
-interface Reply {
-  id?: number;
-  result?: unknown;
-  error?: { message: string };
-  method?: string;
-  params?: Record<string, unknown>;
-}
-
-interface Context {
-  origin: string;
-  frameId: string;
+/** The commands that put the bridge in a page: sent with the attach, before anything else. */
+function bridgeSetup(options: PageSessionOptions): CdpCall[] {
+  return [
+    // Chromium runs scripts to evaluate on new documents only for sessions with Page enabled.
+    { method: 'Page.enable' },
+    { method: 'Runtime.enable' },
+    {
+      method: 'Runtime.addBinding',
+      params: { name: options.binding, executionContextName: options.world },
+    },
+    { method: 'Page.addScriptToEvaluateOnNewDocument', params: { source: options.scripts.main } },
+    {
+      method: 'Page.addScriptToEvaluateOnNewDocument',
+      params: { source: options.scripts.isolated, worldName: options.world },
+    },
+  ];
 }
 
 export class PageSession {
-  /** The session id once attached (undefined when the attach failed). */
-  readonly attached: Promise<string | undefined>;
   readonly #cdp: RemoteCdp;
-  readonly #targetId: string;
+  readonly #session: TargetSession;
   readonly #options: PageSessionOptions;
-  readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   /** The bridge's isolated-world contexts by id, with their origin as Chromium reports it. */
-  readonly #contexts = new Map<number, Context>();
+  readonly #contexts = new Map<number, string>();
   /** `${contextId}:${socketId}` → the socket Node opened for it. */
   readonly #sockets = new Map<string, BridgedSocket>();
-  #sessionId: string | undefined;
-  #closed: string | undefined;
-  #lastId = 0;
 
-  /** Attaches and installs the page scripts at once: the commands go out with the attach. */
+  /**
+   * Attaches to the page and installs the bridge at once: when no other session of ours is on
+   * the page, the scripts go out in the same write as the attach (RemoteCdp.attach()).
+   */
   constructor(cdp: RemoteCdp, targetId: string, options: PageSessionOptions) {
     this.#cdp = cdp;
-    this.#targetId = targetId;
     this.#options = options;
-    this.attached = cdp.send('Target.attachToTarget', { targetId, flatten: false }).then(
-      ({ sessionId }) => {
-        this.#sessionId = sessionId;
-        return sessionId;
-      },
-      (error: Error) => {
-        debug(`WebSockets of page ${targetId} not bridged: ${error.message}`);
-        return undefined;
-      },
-    );
-    // Chromium runs scripts to evaluate on new documents only for sessions with Page enabled.
-    Promise.all([
-      this.#send('Page.enable'),
-      this.#send('Runtime.enable'),
-      this.#send('Runtime.addBinding', {
-        name: options.binding,
-        executionContextName: options.world,
-      }),
-      this.#send('Page.addScriptToEvaluateOnNewDocument', { source: options.scripts.main }),
-      this.#send('Page.addScriptToEvaluateOnNewDocument', {
-        source: options.scripts.isolated,
-        worldName: options.world,
-      }),
-    ]).catch((error: Error) =>
-      debug(`WebSockets of page ${targetId} not bridged: ${error.message}`),
-    );
+    const { session, attached, setupDone } = cdp.attach(targetId, bridgeSetup(options));
+    this.#session = session;
+    const notBridged = (error: unknown) =>
+      debug(`WebSockets of page ${targetId} not bridged: ${(error as Error).message}`);
+    attached.catch(notBridged);
+    setupDone.catch(notBridged);
+    void session.closed.then((reason) => this.#closeSockets(reason.message));
+    session.on('Runtime.executionContextCreated', ({ context }) => {
+      if (context.name === options.world) this.#contexts.set(context.id, context.origin);
+    });
+    session.on('Runtime.executionContextDestroyed', (e) => this.#contextGone(e.executionContextId));
+    session.on('Runtime.executionContextsCleared', () => {
+      for (const id of [...this.#contexts.keys()]) this.#contextGone(id);
+    });
+    session.on('Runtime.bindingCalled', (e) => {
+      if (e.name === options.binding) this.#fromPage(e.executionContextId, e.payload);
+    });
   }
 
-  /** A message of this page's session (a reply or an event); never throws. */
-  receive(sessionId: string, text: string): void {
-    if (this.#sessionId !== undefined && sessionId !== this.#sessionId) return;
-    try {
-      this.#receive(JSON.parse(text) as Reply);
-    } catch (error) {
-      debug(`page ${this.#targetId}: message dropped: ${(error as Error).message}`);
-    }
+  /** The bridge stops: every socket of this page closes and the session (with its scripts) ends. */
+  async stop(): Promise<void> {
+    this.#closeSockets('the bridge stopped');
+    await this.#session.detach();
   }
 
-  /** Closes every socket of this page: the tab is gone or the bridge stops. */
-  closeAll(reason: string): void {
-    this.#closed ??= reason;
+  #closeSockets(reason: string): void {
+    if (this.#sockets.size > 0) debug(`closing the bridged sockets of a page: ${reason}`);
     for (const socket of this.#sockets.values()) socket.terminate();
     this.#sockets.clear();
-    for (const pending of this.#pending.values()) pending.reject(new Error(reason));
-    this.#pending.clear();
-  }
-
-  #receive(message: Reply): void {
-    if (message.id !== undefined) {
-      const pending = this.#pending.get(message.id);
-      this.#pending.delete(message.id);
-      if (message.error) pending?.reject(new Error(message.error.message));
-      else pending?.resolve(message.result);
-      return;
-    }
-    const params = message.params ?? {};
-    switch (message.method) {
-      case 'Runtime.executionContextCreated': {
-        const context = params.context as {
-          id: number;
-          origin: string;
-          name: string;
-          auxData?: { frameId?: string };
-        };
-        if (context.name !== this.#options.world) return;
-        this.#contexts.set(context.id, {
-          origin: context.origin,
-          frameId: context.auxData?.frameId ?? '',
-        });
-        return;
-      }
-      case 'Runtime.executionContextDestroyed':
-        this.#contextGone(params.executionContextId as number);
-        return;
-      case 'Runtime.executionContextsCleared':
-        for (const id of [...this.#contexts.keys()]) this.#contextGone(id);
-        return;
-      case 'Runtime.bindingCalled':
-        if (params.name === this.#options.binding) {
-          this.#fromPage(params.executionContextId as number, String(params.payload));
-        }
-    }
-  }
-
-  #send<T = unknown>(method: string, params: object = {}): Promise<T> {
-    if (this.#closed !== undefined) return Promise.reject(new Error(this.#closed));
-    const id = ++this.#lastId;
-    const answer = new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-    });
-    // Before the attach answered, the target id names the session (this one is its only one).
-    const route =
-      this.#sessionId === undefined ? { targetId: this.#targetId } : { sessionId: this.#sessionId };
-    this.#cdp
-      .send('Target.sendMessageToTarget', {
-        ...route,
-        message: JSON.stringify({ id, method, params }),
-      })
-      .catch((error: Error) => {
-        this.#pending.get(id)?.reject(error);
-        this.#pending.delete(id);
-      });
-    return answer;
   }
 
   /** A document navigated away or closed: its sockets go, as a local browser's do (1001). */
@@ -173,16 +104,20 @@ export class PageSession {
 
   #toPage(contextId: number, event: SocketEvent): void {
     const detail = JSON.stringify(JSON.stringify(event));
-    this.#send('Runtime.evaluate', {
-      expression: `document.dispatchEvent(new CustomEvent(${JSON.stringify(this.#options.down)}, { detail: ${detail} }))`,
-      contextId,
-    }).catch((error: Error) => debug(`socket event not delivered: ${error.message}`));
+    this.#session
+      .send('Runtime.evaluate', {
+        expression: `document.dispatchEvent(new CustomEvent(${JSON.stringify(this.#options.down)}, { detail: ${detail} }))`,
+        contextId,
+      })
+      .catch((error: Error) => debug(`socket event not delivered: ${error.message}`));
   }
 
   #fromPage(contextId: number, payload: string): void {
     const parsed = parsePageMessage(payload);
     if (!parsed.ok) {
-      debug(`page ${this.#targetId}: malformed WebSocket message dropped (${parsed.reason})`);
+      debug(
+        `page ${this.#session.targetId}: malformed WebSocket message dropped (${parsed.reason})`,
+      );
       return;
     }
     const message = parsed.message;
@@ -211,14 +146,13 @@ export class PageSession {
     key: string,
     message: Extract<PageMessage, { op: 'open' }>,
   ): Promise<void> {
-    const context = this.#contexts.get(contextId);
     const socket = await openBridgedSocket({
       hosts: this.#options.hosts,
-      pageOrigin: context?.origin,
-      topUrl: this.#cdp.targets.get(this.#targetId)?.url,
+      pageOrigin: this.#contexts.get(contextId),
+      topUrl: this.#cdp.targets.get(this.#session.targetId)?.url,
       url: message.url,
       protocols: message.protocols,
-      cookies: (urls) => this.#send('Network.getCookies', { urls }),
+      cookies: (urls) => this.#session.send('Network.getCookies', { urls }),
       onEvent: (event) => {
         if (event.type === 'close' && this.#sockets.get(key) === socket) this.#sockets.delete(key);
         this.#toPage(contextId, { ...event, id: message.id });
@@ -228,7 +162,7 @@ export class PageSession {
       this.#fail(contextId, message.id);
       return;
     }
-    if (!this.#contexts.has(contextId))
+    if (!this.#contexts.has(contextId) || this.#session.closedReason)
       socket.terminate(); // the page went away meanwhile
     else this.#sockets.set(key, socket);
   }

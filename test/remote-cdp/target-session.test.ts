@@ -1,22 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { TargetSession, TargetSessionClosedError } from '../../src/remote-cdp/target-session.js';
+import {
+  type TargetRoute,
+  TargetSession,
+  TargetSessionClosedError,
+} from '../../src/remote-cdp/target-session.js';
 
-/** A target session over a recorded transport: what it sends, and a way to answer. */
+/** A target session over a recorded transport, attached as S1: what it sends, and a way to answer. */
 function session() {
   const sent: { id: number; method: string; params: unknown }[] = [];
   let detached = 0;
-  const target = new TargetSession(
-    'T1',
-    'S1',
-    async (sessionId, message) => {
-      expect(sessionId).toBe('S1');
+  const target = new TargetSession('T1', {
+    early: false,
+    sendToTarget: async (route, message) => {
+      expect(route).toEqual({ sessionId: 'S1' });
       sent.push(JSON.parse(message));
     },
-    async () => {
+    onDetach: async (sessionId) => {
+      expect(sessionId).toBe('S1');
       detached++;
     },
-  );
+  });
+  target.attached('S1');
   return { target, sent, detachedCount: () => detached };
+}
+
+/** A session whose attach is not answered yet: every message with its route. */
+function unattached(early: boolean) {
+  const sent: { route: TargetRoute; method: string }[] = [];
+  const target = new TargetSession('T1', {
+    early,
+    sendToTarget: async (route, message) => {
+      sent.push({ route, method: JSON.parse(message).method });
+    },
+    onDetach: async () => {},
+  });
+  return { target, sent };
 }
 
 describe('TargetSession', () => {
@@ -93,5 +111,48 @@ describe('TargetSession', () => {
       }),
     );
     expect(seen).toHaveLength(1);
+  });
+
+  it('before the attach answers, sends by target id when it may, and otherwise holds its commands', async () => {
+    const first = unattached(true);
+    void first.target.send('Page.enable');
+    first.target.attached('S1');
+    void first.target.send('Runtime.enable');
+    await Promise.resolve();
+    expect(first.sent).toEqual([
+      { route: { targetId: 'T1' }, method: 'Page.enable' },
+      { route: { sessionId: 'S1' }, method: 'Runtime.enable' },
+    ]);
+
+    const second = unattached(false);
+    void second.target.send('Page.enable');
+    void second.target.send('Runtime.enable');
+    await Promise.resolve();
+    expect(second.sent).toEqual([]);
+    second.target.attached('S2');
+    expect(second.sent).toEqual([
+      { route: { sessionId: 'S2' }, method: 'Page.enable' },
+      { route: { sessionId: 'S2' }, method: 'Runtime.enable' },
+    ]);
+  });
+
+  it('a held command rejects with the close reason and never goes out', async () => {
+    const { target, sent } = unattached(false);
+    const held = target.send('Page.enable');
+    const reason = new TargetSessionClosedError('refused');
+    target.close(reason);
+    target.attached('S1');
+    await expect(held).rejects.toBe(reason);
+    expect(sent).toEqual([]);
+    expect(await target.closed).toBe(reason);
+  });
+
+  it('a command the browser-level session cannot send rejects with its error', async () => {
+    const target = new TargetSession('T1', {
+      early: true,
+      sendToTarget: () => Promise.reject(new Error('connection closed')),
+      onDetach: async () => {},
+    });
+    await expect(target.send('Page.enable')).rejects.toThrow('connection closed');
   });
 });
