@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What publint and attw do not check about the packed package, run by `npm run pkg:check` after
-// `npm run build`: only what a user needs is shipped (under 450 kB packed), the licence is in it,
+// `npm run build`: only what a user needs is shipped (under 470 kB packed), the licence is in it,
 // no source maps, each module is bundled once per format (the CLI shares the library's chunks
 // instead of holding a second copy of the emulator), every bin starts with a hashbang, and each
 // entry's public surface in both formats (the root has the library-agnostic launch functions,
@@ -32,12 +32,13 @@ for (const path of paths.filter((p) => p.endsWith('.map'))) problems.push(`ships
 for (const path of ['dist/cli.cjs', 'dist/watchdog.cjs'].filter((p) => paths.includes(p))) {
   problems.push(`ships ${path}, which nothing runs`);
 }
-// Under 450 kB without minifying (stack traces point at readable lines of dist/): no maps, no
+// Under 470 kB without minifying (stack traces point at readable lines of dist/): no maps, no
 // docs, and the emulator in one format (ESM; its .cjs is a require(esm) shim, tsup.config.ts).
 // The bound was 400 kB until the typed CDP layer, the WebSocket page scripts, geo, usage and the
 // sandbox's forwarder (issues 34-38) added 71 kB of source; their data comes from dependencies,
-// never bundled.
-const MAX_PACKED = 450_000;
+// never bundled. 450 -> 470 kB: the CLI's page actions and doctor --geo over CDP, the one CDP
+// connection they and the emulator runtime share, target routing and the signal module (+10 kB).
+const MAX_PACKED = 470_000;
 if (pack.size >= MAX_PACKED) problems.push(`packs to ${pack.size} bytes, over ${MAX_PACKED}`);
 
 // One definition per output format: a second one means a second bundle of the same module.

@@ -12,6 +12,7 @@
  * for the workers a library lets go (Puppeteer detaches from service workers).
  */
 import { createDebug } from '../http/debug.js';
+import type { CdpCall } from './cdp-channel.js';
 import type { ResolvedGeo } from './geo-resolve.js';
 import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
 import type { TargetSession } from './target-session.js';
@@ -20,11 +21,6 @@ const debug = createDebug('geo');
 
 /** A field the user set on a context or page: geo leaves it to them. */
 export type GeoField = 'timezoneId' | 'locale' | 'geolocation';
-
-export interface CdpCommand {
-  method: string;
-  params: Record<string, unknown>;
-}
 
 /** Targets that run scripts: each gets the overrides on its own session. */
 const SCRIPT_TARGETS = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
@@ -43,9 +39,9 @@ export function geoCommands(
   geo: ResolvedGeo,
   type: string,
   own: ReadonlySet<GeoField> = new Set(),
-): CdpCommand[] {
+): CdpCall[] {
   if (!SCRIPT_TARGETS.has(type)) return [];
-  const commands: CdpCommand[] = [];
+  const commands: CdpCall[] = [];
   if (geo.timezoneId && !own.has('timezoneId')) {
     commands.push({
       method: 'Emulation.setTimezoneOverride',
@@ -78,7 +74,7 @@ export interface CommandSink {
  * user's `page.goto`), so no round trip is added. A refusal (a target that does not take one of
  * them, or closed meanwhile) is said on the debug channel.
  */
-export function sendGeo(session: CommandSink, commands: readonly CdpCommand[]): Promise<void> {
+export function sendGeo(session: CommandSink, commands: readonly CdpCall[]): Promise<void> {
   return Promise.all(
     commands.map((c) =>
       session.send(c.method, c.params).catch((error: unknown) => {
