@@ -72,6 +72,7 @@ const GROUPS = {
     'src/launch/parse-options.ts',
   ],
   exit: [
+    'src/http/process-signals.ts',
     'src/launch/exit-hooks.ts',
     'src/launch/watchdog.ts',
     'src/launch/watchdog-mirror.ts',
