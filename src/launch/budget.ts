@@ -108,33 +108,23 @@ export class FileStore implements BudgetStore {
       // Released between the mkdir and the stat: try again at once. (Reading a missing lock as
       // stale removed the lock another process had just taken, and both counted at once.)
       if (!held) continue;
-      if (Date.now() - held.mtimeMs > LOCK_STALE_MS) this.#takeOver(held.mtimeMs);
+      if (Date.now() - held.mtimeMs > LOCK_STALE_MS) this.#takeOver();
       else if (Date.now() > until) throw new Error(`budget: ${this.#lock} stayed locked`);
       else Atomics.wait(pause, 0, 0, 2);
     }
   }
 
   /**
-   * A holder that died mid-update leaves the lock: it is taken over once clearly stale. The
-   * stale lock is moved aside first (a rename: one process wins), and removed only if what was
-   * moved is still the stale one; a fresh lock taken meanwhile is put back.
+   * A holder that died mid-update leaves the lock: it is taken over once clearly stale. It is
+   * moved aside first (a rename: of two processes that saw it stale, one wins) and then removed.
    */
-  #takeOver(staleMtimeMs: number): void {
+  #takeOver(): void {
     const fs = nodeFs();
     const aside = `${this.#lock}.${process.pid}.stale`;
     try {
       fs.renameSync(this.#lock, aside);
     } catch {
       return; // another process took it over, or its holder released it
-    }
-    const moved = fs.statSync(aside, { throwIfNoEntry: false });
-    if (moved && moved.mtimeMs !== staleMtimeMs) {
-      try {
-        fs.renameSync(aside, this.#lock);
-        return;
-      } catch {
-        // the lock was taken again meanwhile: the moved one is then its holder's to lose
-      }
     }
     fs.rmSync(aside, { recursive: true, force: true });
   }
