@@ -11,7 +11,14 @@
 
 import type { CdpSession } from '../remote-cdp/cdp-channel.js';
 import { CdpConnection } from '../remote-cdp/cdp-connection.js';
-import { compareGeo, type GeoCheck, type PageGeo, readPage } from '../remote-cdp/geo-check.js';
+import {
+  CHECK_REQUEST,
+  compareGeo,
+  type GeoCheck,
+  type PageGeo,
+  readPage,
+  sentAcceptLanguage,
+} from '../remote-cdp/geo-check.js';
 import { resolveGeo } from '../remote-cdp/geo-resolve.js';
 import { browserApi } from './clients.js';
 import { CliError } from './errors.js';
@@ -20,7 +27,6 @@ import type { Output } from './output.js';
 
 const CDP_TIMEOUT_MS = 30_000;
 /** The query the check's own request carries, so it is told apart from the page's. */
-const CHECK_MARK = 'remote-browser-check-geo';
 /** How long to wait for the check request's headers. */
 const HEADERS_TIMEOUT_MS = 5_000;
 
@@ -96,36 +102,24 @@ async function evaluate<T>(page: CdpSession, expression: string): Promise<T> {
   return result.value as T;
 }
 
-/**
- * The `Accept-Language` of one `HEAD` to the page's own origin, as sent (the network stack adds
- * it after `requestWillBeSent`, so it is read from the extra info); undefined when not seen.
- */
+/** The `Accept-Language` of one `HEAD` to the page's own origin, as sent (geo-check.ts). */
 async function acceptLanguageOf(page: CdpSession): Promise<string | undefined> {
-  const marked = new Set<string>();
-  let found: (value: string | undefined) => void = () => {};
-  const sent = new Promise<string | undefined>((resolve) => {
-    found = resolve;
-  });
-  const timer = setTimeout(() => found(undefined), HEADERS_TIMEOUT_MS);
-  const stops = [
-    page.on('Network.requestWillBeSent', (e) => {
-      if (e.request.url.includes(CHECK_MARK)) marked.add(e.requestId);
-    }),
-    page.on('Network.requestWillBeSentExtraInfo', (e) => {
-      const name = Object.keys(e.headers).find((h) => h.toLowerCase() === 'accept-language');
-      if (name && marked.has(e.requestId)) found(String(e.headers[name]));
-    }),
-  ];
+  await page.send('Network.enable');
   try {
-    await page.send('Network.enable');
-    await evaluate(
-      page,
-      `fetch(location.origin + '/?${CHECK_MARK}', { method: 'HEAD', cache: 'no-store' }).then(() => {}, () => {})`,
+    return await sentAcceptLanguage(
+      (onSent, onExtra) => {
+        const stops = [
+          page.on('Network.requestWillBeSent', onSent),
+          page.on('Network.requestWillBeSentExtraInfo', onExtra),
+        ];
+        return () => {
+          for (const stop of stops) stop();
+        };
+      },
+      () => evaluate(page, CHECK_REQUEST),
+      HEADERS_TIMEOUT_MS,
     );
-    return await sent;
   } finally {
-    clearTimeout(timer);
-    for (const stop of stops) stop();
     await page.send('Network.disable').catch(() => {});
   }
 }

@@ -19,7 +19,7 @@
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { sessionOf } from '../launch/browser-registry.js';
 import type { CdpChannel } from '../remote-cdp/cdp-channel.js';
-import { compareGeo, type GeoCheck, readPage } from '../remote-cdp/geo-check.js';
+import { CHECK_MARK, compareGeo, type GeoCheck, readPage } from '../remote-cdp/geo-check.js';
 import { applyGeoToTargets, type GeoField } from '../remote-cdp/geo-overrides.js';
 import type { GeoOption, ResolvedGeo } from '../remote-cdp/geo-resolve.js';
 import { resolveGeo } from '../remote-cdp/geo-resolve.js';
@@ -94,7 +94,6 @@ export function withGeo(options: BrowserContextOptions, geo: ResolvedGeo): Brows
 }
 
 /** The query a check's own request carries, so it is told apart from the page's. */
-const CHECK_MARK = 'remote-browser-check-geo';
 
 /**
  * Whether `page` reports a clock, language and position that agree with its session's exit

@@ -11,7 +11,13 @@
 import type { Browser, CDPSession, Connection, Page } from 'puppeteer-core';
 import { sessionOf } from '../launch/browser-registry.js';
 import type { CdpChannel } from '../remote-cdp/cdp-channel.js';
-import { compareGeo, type GeoCheck, readPage } from '../remote-cdp/geo-check.js';
+import {
+  CHECK_REQUEST,
+  compareGeo,
+  type GeoCheck,
+  readPage,
+  sentAcceptLanguage,
+} from '../remote-cdp/geo-check.js';
 import { applyGeoToTargets, geoCommands, sendGeo } from '../remote-cdp/geo-overrides.js';
 import type { GeoOption } from '../remote-cdp/geo-resolve.js';
 import { resolveGeo } from '../remote-cdp/geo-resolve.js';
@@ -78,7 +84,6 @@ export async function startGeo(
 }
 
 /** The query a check's own request carries, so it is told apart from the page's. */
-const CHECK_MARK = 'remote-browser-check-geo';
 
 /**
  * Whether `page` reports a clock, language and position that agree with its session's exit
@@ -97,35 +102,17 @@ export async function checkGeo(page: Page): Promise<GeoCheck> {
     // Puppeteer's own session of the page: a session of ours would take geo's overrides with it.
     const session = ownSessionOf(page.target());
     if (session) {
-      const marked = new Set<string>();
-      const onSent = (e: { requestId: string; request: { url: string } }) => {
-        if (e.request.url.includes(CHECK_MARK)) marked.add(e.requestId);
-      };
-      let onExtra:
-        | ((e: { requestId: string; headers: Record<string, string> }) => void)
-        | undefined;
-      const sent = new Promise<string | undefined>((resolve) => {
-        const timer = setTimeout(() => resolve(undefined), 5000);
-        onExtra = (e) => {
-          const name = Object.keys(e.headers).find((h) => h.toLowerCase() === 'accept-language');
-          if (!name || !marked.has(e.requestId)) return;
-          clearTimeout(timer);
-          resolve(e.headers[name]);
-        };
-      });
-      session.on('Network.requestWillBeSent', onSent);
-      if (onExtra) session.on('Network.requestWillBeSentExtraInfo', onExtra);
-      try {
-        await page.evaluate(async (mark) => {
-          await fetch(`${location.origin}/?${mark}`, { method: 'HEAD', cache: 'no-store' }).catch(
-            () => undefined,
-          );
-        }, CHECK_MARK);
-        acceptLanguage = await sent;
-      } finally {
-        session.off('Network.requestWillBeSent', onSent);
-        if (onExtra) session.off('Network.requestWillBeSentExtraInfo', onExtra);
-      }
+      acceptLanguage = await sentAcceptLanguage(
+        (onSent, onExtra) => {
+          session.on('Network.requestWillBeSent', onSent);
+          session.on('Network.requestWillBeSentExtraInfo', onExtra);
+          return () => {
+            session.off('Network.requestWillBeSent', onSent);
+            session.off('Network.requestWillBeSentExtraInfo', onExtra);
+          };
+        },
+        () => page.evaluate(CHECK_REQUEST),
+      );
     }
   }
   return compareGeo(exit, seen, acceptLanguage);

@@ -4,6 +4,7 @@
  * each adapter (src/playwright/geo.ts, src/puppeteer/geo.ts) runs `readPage` in the page and
  * reports the `Accept-Language` a request of the page carried.
  */
+import type { CdpEventParams } from './cdp-channel.js';
 import type { ResolvedGeo } from './geo-resolve.js';
 
 /** What the page reports (the result of `readPage`). */
@@ -177,4 +178,57 @@ export function compareGeo(
     .filter((i) => i.status === 'mismatch')
     .map((i) => `${i.name}: ${i.actual}, the exit's is ${i.expected}`);
   return { coherent: mismatches.length === 0, exitCountry: exit.source.country, items, mismatches };
+}
+
+/** The query string that marks the request `sentAcceptLanguage()` waits for. */
+export const CHECK_MARK = 'remote-browser-check-geo';
+/** Run in the page: one `HEAD` to its own origin, marked. */
+export const CHECK_REQUEST = `fetch(location.origin + '/?${CHECK_MARK}', { method: 'HEAD', cache: 'no-store' }).then(() => {}, () => {})`;
+
+/** Network events of one page's session, as `sentAcceptLanguage()` listens to them. */
+export type NetworkListen = (
+  onSent: (e: CdpEventParams<'Network.requestWillBeSent'>) => void,
+  onExtra: (e: CdpEventParams<'Network.requestWillBeSentExtraInfo'>) => void,
+) => () => void;
+
+/**
+ * The `Accept-Language` of the marked request `fire()` makes (CHECK_REQUEST), as sent: the
+ * network stack adds it after `requestWillBeSent`, so it is read from the extra info, which
+ * Chromium may also deliver first. Undefined when not seen within `timeoutMs`.
+ */
+export async function sentAcceptLanguage(
+  listen: NetworkListen,
+  fire: () => Promise<unknown>,
+  timeoutMs = 5000,
+): Promise<string | undefined> {
+  const marked = new Set<string>();
+  let found: (value: string | undefined) => void = () => {};
+  const sent = new Promise<string | undefined>((resolve) => {
+    found = resolve;
+  });
+  const timer = setTimeout(() => found(undefined), timeoutMs);
+  // The extra info may come before or after the request's own event: whichever is second answers.
+  const seen = new Map<string, string>();
+  const stop = listen(
+    (e) => {
+      if (!e.request.url.includes(CHECK_MARK)) return;
+      marked.add(e.requestId);
+      const header = seen.get(e.requestId);
+      if (header !== undefined) found(header);
+    },
+    (e) => {
+      const name = Object.keys(e.headers).find((h) => h.toLowerCase() === 'accept-language');
+      if (!name) return;
+      const header = String(e.headers[name]);
+      if (marked.has(e.requestId)) found(header);
+      else seen.set(e.requestId, header);
+    },
+  );
+  try {
+    await fire();
+    return await sent;
+  } finally {
+    clearTimeout(timer);
+    stop();
+  }
 }
