@@ -5,10 +5,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { HttpError } from '../server/http-error.js';
 import { parseTarget } from '../server/own-origin.js';
 import { refuseUpgrade } from '../server/raw-http.js';
 import { openDebuggerAddress } from './debugger-address.js';
-import { devtoolsPathOf, queryWithoutToken, sendJson, serveDevtoolsJson } from './devtools-json.js';
+import { devtoolsPathOf, queryWithoutToken, serveDevtoolsJson } from './devtools-json.js';
 import type {
   CdpProxy,
   CdpTargetResolver,
@@ -120,18 +121,11 @@ export function createCdpProxy({ publicOrigin, resolve, sessions }: CdpProxyOpti
       const path = parseProxyPath(req.url);
       if (!path) return false;
       const devtoolsPath = devtoolsPathOf(path.rest);
-      if (!devtoolsPath) {
-        sendJson(res, 404, { error: 'no such CDP endpoint' });
-        return true;
-      }
+      if (!devtoolsPath) throw new HttpError(404, 'no such CDP endpoint');
       const verdict = authorize(resolve, sessions, path);
-      if ('status' in verdict) {
-        sendJson(res, verdict.status, { error: verdict.error });
-        return true;
-      }
+      if ('status' in verdict) throw new HttpError(verdict.status, verdict.error);
       if (verdict.browser.hasEnded()) {
-        sendJson(res, 404, { error: 'session not found or no longer running' });
-        return true;
+        throw new HttpError(404, 'session not found or no longer running');
       }
       verdict.onActivity();
       const token = path.token!;
@@ -168,10 +162,7 @@ function serveRootProtocol(
   if (pathname === undefined || devtoolsPathOf(pathname) !== '/json/protocol') return false;
   const entry = sessions.anyRunning();
   if (!entry) {
-    sendJson(res, 404, {
-      error: 'no session is running: the protocol comes from a session browser',
-    });
-    return true;
+    throw new HttpError(404, 'no session is running: the protocol comes from a session browser');
   }
   void serveDevtoolsJson(
     res,
