@@ -68,7 +68,7 @@ export function data<S extends z.ZodType>(schema: S, value: z.input<S>): Reply {
 }
 
 /** The schema an optional, nullable, defaulted, piped or lazy schema wraps. */
-function unwrap(schema: z.ZodType): z.ZodType {
+export function unwrap(schema: z.ZodType): z.ZodType {
   let current = schema;
   for (;;) {
     const def = current.def as unknown as Record<string, unknown> & { type: string };
