@@ -323,53 +323,6 @@ describe('session timers on the emulator clock', () => {
   });
 });
 
-describe('asynchronous create', () => {
-  it('returns a request_id at once and the poll reports the created session', async () => {
-    const res = await api('POST', '/sessions-async', {
-      body: { proxy_password: emu.proxyPassword },
-    });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ request_id: expect.any(String) });
-    let poll: any;
-    for (let i = 0; i < 50; i++) {
-      poll = (await api('GET', `/sessions-async/${res.body.data.request_id}`)).body.data;
-      if (poll.status !== 'pending') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(poll).toEqual({
-      request_id: res.body.data.request_id,
-      status: 'completed',
-      session: { id: expect.any(String), cdp_url: expect.any(String), status: 'running' },
-    });
-    await api('DELETE', `/sessions/${poll.session.id}`);
-  });
-
-  it('reports a launch that failed with its error and status', async () => {
-    emu.control.failNextLaunch = true;
-    const { request_id } = (
-      await api('POST', '/sessions-async', { body: { proxy_password: emu.proxyPassword } })
-    ).body.data;
-    await new Promise((r) => setTimeout(r, 50));
-    const poll = (await api('GET', `/sessions-async/${request_id}`)).body.data;
-    expect(poll).toEqual({
-      request_id,
-      status: 'failed',
-      error: expect.any(String),
-      error_status: 502,
-    });
-  });
-
-  it("answers a bad body with 400 at once, and an unknown or another account's request with 404", async () => {
-    expect((await api('POST', '/sessions-async', { body: {} })).status).toBe(400);
-    expect((await api('GET', '/sessions-async/nope')).status).toBe(404);
-    const { request_id } = (
-      await api('POST', '/sessions-async', { body: { proxy_password: emu.proxyPassword } })
-    ).body.data;
-    const { token } = await emu.admin.createAccount();
-    expect((await client(emu.url, token)('GET', `/sessions-async/${request_id}`)).status).toBe(404);
-  });
-});
-
 describe('live_view_url', () => {
   it('is a capability: its token opens it; none, another session\u2019s, or an ended session is 404', async () => {
     const parts = fakeParts();
