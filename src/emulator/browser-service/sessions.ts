@@ -2,12 +2,14 @@
 
 import {
   PageSchema,
+  SESSION_LIST_MAX_LIMIT,
   SessionConnectionSchema,
   SessionCreatedSchema,
   SessionEndedSchema,
   SessionSchema,
   SessionSummarySchema,
 } from '../../browser-api/schemas/sessions.js';
+import { SessionStatusFilterSchema } from '../../browser-api/schemas/vocabulary.js';
 import { zod } from '../../http/lazy-schema.js';
 import { badRequest, notFound } from '../server/http-error.js';
 import { openLatencyFront } from '../server/network-model.js';
@@ -19,11 +21,8 @@ import type { Account, SessionRecord } from './model.js';
 import { resolveCreate } from './session-request.js';
 import { cdpUrlOf, sessionCreated, sessionDetail, sessionSummary } from './session-views.js';
 
-/** `GET /sessions` page size when `limit` is absent, and the largest accepted. */
-export const SESSION_LIST_DEFAULT_LIMIT = 50;
-export const SESSION_LIST_MAX_LIMIT = 500;
-
-const STATUSES = ['running', 'ended', 'all'];
+/** `GET /sessions` page size when `limit` is absent; the largest is the client's. */
+const SESSION_LIST_DEFAULT_LIMIT = 50;
 
 export function findSession(
   ctx: BrowserServiceContext,
@@ -54,8 +53,9 @@ export function registerSessionRoutes(routes: RouteRegistrar, ctx: BrowserServic
   routes.add('GET', '/sessions', ({ req, query }) => {
     const account = authenticate(ctx, req);
     const status = query.get('status') ?? 'all';
-    if (!STATUSES.includes(status)) {
-      throw badRequest(`status must be one of: ${STATUSES.join(', ')}`);
+    const statuses: readonly string[] = SessionStatusFilterSchema.options;
+    if (!statuses.includes(status)) {
+      throw badRequest(`status must be one of: ${statuses.join(', ')}`);
     }
     const limit = parseLimit(
       query.get('limit'),
