@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../server/http-error.js';
 import { parseTarget } from '../server/own-origin.js';
-import { sendReply } from '../server/router.js';
+import { sendError, sendReply } from '../server/router.js';
 import { liveViewPage } from './live-view-page.js';
 import type { RunningBrowser } from './types.js';
 
@@ -49,11 +49,15 @@ export function createLiveView({ resolve }: LiveViewOptions): LiveView {
       const match = url && /^\/live\/([^/]+)(\/stream|\/status)?\/?$/.exec(url.pathname);
       if (!match) return false;
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        throw new HttpError(405, 'method not allowed');
+        sendError(res, new HttpError(405, 'method not allowed'));
+        return true;
       }
       const token = url.searchParams.get('token') ?? undefined;
       const browser = find(decodeURIComponent(match[1]!), token);
-      if (!browser) throw new HttpError(404, 'session not found or no longer running');
+      if (!browser) {
+        sendError(res, new HttpError(404, 'session not found or no longer running'));
+        return true;
+      }
       if (match[2] === '/stream') streamFrames(browser, res);
       else if (match[2] === '/status') sendReply(res, { body: { status: 'running' } });
       else {

@@ -97,11 +97,7 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
       return send(res, { ...refusalReply(refused, path), headers: { connection: 'close' } });
     }
 
-    try {
-      if (ctx.handleHttp(req, res)) return;
-    } catch (error) {
-      return send(res, errorAnswer(error, path, what));
-    }
+    if (ctx.handleHttp(req, res)) return;
 
     const fault = router.isFaultFree(path) ? undefined : ctx.faults.take(method, path);
     if (fault && !fault.afterHandling) {
