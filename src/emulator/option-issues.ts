@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { describeIssue, type RequestIssue } from '../http/request-validation.js';
+import { unwrap } from './server/wire.js';
 
 export interface OptionIssue {
   path: string;
@@ -56,13 +57,11 @@ const isGeneric = (issue: z.core.$ZodIssue) =>
 const wrongTypeAtRoot = (issue: z.core.$ZodIssue) =>
   issue.path.length === 0 && ['invalid_type', 'invalid_value', 'custom'].includes(issue.code);
 
-/** The keys of the object schema at `path` (through optional and union wrappers). */
+/** The keys of the object schema at `path` (through its wrappers and unions). */
 function knownKeysAt(root: z.ZodType, path: readonly PropertyKey[]): string[] {
   const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> | undefined => {
-    const def = schema.def as unknown as Record<string, unknown> & { type: string };
+    const def = unwrap(schema).def as unknown as Record<string, unknown> & { type: string };
     if (def.type === 'object') return def.shape as Record<string, z.ZodType>;
-    if (def.type === 'optional' || def.type === 'nullable')
-      return shapeOf(def.innerType as z.ZodType);
     if (def.type === 'union') {
       for (const option of def.options as z.ZodType[]) {
         const shape = shapeOf(option);

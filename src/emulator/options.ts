@@ -109,27 +109,6 @@ export interface EmulatorOptions extends RuntimeOptions {
   tls?: boolean | { cert: string; key: string };
 }
 
-export interface ResolvedOptions {
-  host: string;
-  expose: boolean;
-  port: number;
-  recordingPublicationDelayMs: number;
-  defaultLimits: AccountLimits;
-  locations: boolean;
-  logger: EmulatorLogger;
-  retentionMs: number;
-  tokenValidityMs: number;
-  videoUrlLifetimeMs: number;
-  defaultBalance: number;
-  account: AccountServiceOptions;
-  network: { rttMs: number; flaky?: { meanIntervalMs: number } };
-  sessionStartMs: number;
-  isolation: Isolation;
-  internet: Record<string, string>;
-  tls: false | true | { cert: string; key: string };
-  runtime: RuntimeOptions;
-}
-
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
@@ -141,6 +120,7 @@ export const DEFAULT_LIMITS: AccountLimits = {
 };
 
 const positive = () => z.number().positive().finite();
+const noLogger: EmulatorLogger = () => {};
 /** A duration in ms: a finite number >= 0. */
 const ms = () => z.number().min(0).finite();
 const fn = <T>(what: string) =>
@@ -162,10 +142,10 @@ const runtimeShape = {
  */
 const EmulatorOptionsSchema = z
   .strictObject({
-    host: z.string().min(1).optional(),
-    expose: z.boolean().optional(),
-    port: z.number().int().min(0).max(65535).optional(),
-    recordingPublicationDelayMs: ms().optional(),
+    host: z.string().min(1).default('127.0.0.1'),
+    expose: z.boolean().default(false),
+    port: z.number().int().min(0).max(65535).default(0),
+    recordingPublicationDelayMs: ms().default(3000),
     defaultLimits: z
       .strictObject({
         concurrentSessions: z.number().int().min(0),
@@ -174,17 +154,18 @@ const EmulatorOptionsSchema = z
         idleTimeoutMinutes: z.number().int().min(1),
       })
       .partial()
-      .optional(),
-    locations: z.boolean().optional(),
-    logger: fn<EmulatorLogger>('a function (level, message) => void').optional(),
-    retentionMs: ms().optional(),
-    tokenValidityMs: ms().optional(),
-    videoUrlLifetimeMs: ms().optional(),
-    defaultBalance: z.number().min(0).optional(),
+      .prefault({})
+      .transform((limits): AccountLimits => ({ ...DEFAULT_LIMITS, ...limits })),
+    locations: z.boolean().default(true),
+    logger: fn<EmulatorLogger>('a function (level, message) => void').default(() => noLogger),
+    retentionMs: ms().default(3 * DAY),
+    tokenValidityMs: ms().default(7 * DAY),
+    videoUrlLifetimeMs: ms().default(10 * MINUTE),
+    defaultBalance: z.number().min(0).default(1000),
     account: AccountOptionsSchema.optional(),
     network: z
       .strictObject({
-        rttMs: ms().optional(),
+        rttMs: ms().default(0),
         // `null` reads as a flaky mode without its interval: the error names the interval.
         flaky: z
           .preprocess(
@@ -193,13 +174,13 @@ const EmulatorOptionsSchema = z
           )
           .optional(),
       })
-      .optional(),
-    sessionStartMs: ms().optional(),
+      .prefault({}),
+    sessionStartMs: ms().default(0),
     isolation: z
       .enum(['remote', 'none'], {
         error: (issue) => `must be 'remote' or 'none' (got ${JSON.stringify(issue.input)})`,
       })
-      .optional(),
+      .default(RUNTIME_DEFAULT_ISOLATION),
     internet: z
       .record(z.string(), z.string(), {
         error: "must be an object such as { 'shop.test': 'http://127.0.0.1:4000' }",
@@ -210,18 +191,18 @@ const EmulatorOptionsSchema = z
           if (issue) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.message });
         }
       })
-      .optional(),
+      .default({}),
     // Never echoed: it may hold a private key.
     tls: z
       .union([z.boolean(), z.strictObject({ cert: z.string(), key: z.string() })], {
         error: 'must be true, false or { cert, key } (PEM strings)',
       })
-      .optional(),
+      .default(false),
     ...runtimeShape,
   })
   .superRefine(({ host, expose }, ctx) => {
     // Loopback unless `expose: true`: the admin API has no auth.
-    if (host === undefined || isLoopbackHost(host) || expose === true) return;
+    if (isLoopbackHost(host) || expose) return;
     ctx.addIssue({
       code: 'custom',
       path: ['host'],
@@ -229,56 +210,26 @@ const EmulatorOptionsSchema = z
     });
   });
 
+/** The options with every default filled in; the runtime's own keys under `runtime`. */
+export type ResolvedOptions = Omit<
+  z.output<typeof EmulatorOptionsSchema>,
+  keyof RuntimeOptions | 'account'
+> & { account: AccountServiceOptions; runtime: RuntimeOptions };
+
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   const parsed = EmulatorOptionsSchema.safeParse(options, { reportInput: true });
   if (!parsed.success) {
     const issues = optionIssues(EmulatorOptionsSchema, parsed.error);
     throw new RequestValidationError('startEmulator', issues, 'options');
   }
-  // Everything that is not the control plane's own option belongs to the runtime.
-  const {
-    host,
-    expose,
-    port,
-    recordingPublicationDelayMs,
-    defaultLimits,
-    locations,
-    logger,
-    retentionMs,
-    tokenValidityMs,
-    videoUrlLifetimeMs,
-    defaultBalance,
-    account,
-    network,
-    sessionStartMs,
-    isolation,
-    internet,
-    tls,
-    ...runtime
-  } = options;
-  return {
-    host: host ?? '127.0.0.1',
-    expose: expose === true,
-    port: port ?? 0,
-    recordingPublicationDelayMs: recordingPublicationDelayMs ?? 3000,
-    defaultLimits: { ...DEFAULT_LIMITS, ...defaultLimits },
-    locations: locations ?? true,
-    logger: logger ?? (() => {}),
-    retentionMs: retentionMs ?? 3 * DAY,
-    tokenValidityMs: tokenValidityMs ?? 7 * DAY,
-    videoUrlLifetimeMs: videoUrlLifetimeMs ?? 10 * MINUTE,
-    defaultBalance: defaultBalance ?? 1000,
-    account: account ?? {},
-    network: {
-      rttMs: network?.rttMs ?? 0,
-      ...(network?.flaky ? { flaky: { meanIntervalMs: network.flaky.meanIntervalMs } } : {}),
-    },
-    sessionStartMs: sessionStartMs ?? 0,
-    isolation: isolation ?? RUNTIME_DEFAULT_ISOLATION,
-    internet: { ...internet },
-    tls: tls === undefined || tls === false ? false : tls === true ? true : { ...tls },
-    runtime,
-  };
+  const resolved = parsed.data;
+  const runtime: RuntimeOptions = {};
+  for (const key of Object.keys(runtimeShape) as (keyof RuntimeOptions)[]) {
+    if (resolved[key] !== undefined) Object.assign(runtime, { [key]: resolved[key] });
+    delete resolved[key];
+  }
+  // The account service fills in its own defaults (`resolveAccountOptions`).
+  return { ...resolved, account: options.account ?? {}, runtime };
 }
 
 /** The warning an exposed emulator prints when it starts; undefined on loopback. */

@@ -68,7 +68,12 @@ export interface AccountServiceOptions {
 const isFunction = <T>() =>
   z.custom<T>((value) => typeof value === 'function', 'must be a function');
 
-/** The rules of `AccountServiceOptions`, key for key (`startEmulator({ account })`). */
+export const DEFAULT_UNAVAILABLE_COUNTRIES = ['cn', 'ru'] as const;
+
+/**
+ * The rules of `AccountServiceOptions`, key for key (`startEmulator({ account })`), and their
+ * defaults: parsing fills them in.
+ */
 export const AccountOptionsSchema = z.strictObject({
   delay: z
     .union([
@@ -76,74 +81,44 @@ export const AccountOptionsSchema = z.strictObject({
       z.strictObject({ minMs: z.number().min(0).finite(), maxMs: z.number().min(0).finite() }),
       isFunction<Extract<DelaySpec, (...args: never[]) => unknown>>(),
     ])
-    .optional(),
-  failureRate: z.number().min(0).max(1).optional(),
-  seed: z.union([z.number(), z.string()]).optional(),
+    .default('fast'),
+  failureRate: z.number().min(0).max(1).default(0),
+  seed: z.union([z.number(), z.string()]).default(() => Math.floor(Math.random() * 2 ** 32)),
   answers: isFunction<AnswerProvider>().optional(),
-  unavailableCountries: z.array(z.string()).readonly().optional(),
-  chargePerLocation: z.boolean().optional(),
-  assistantC: z.enum(['reject', 'fail', 'accept']).optional(),
-  freeCreditsPerMonth: z.number().int().min(0).optional(),
+  unavailableCountries: z
+    .array(z.string())
+    .readonly()
+    .prefault(DEFAULT_UNAVAILABLE_COUNTRIES)
+    .transform((codes): ReadonlySet<string> => new Set(codes.map((c) => c.toLowerCase()))),
+  chargePerLocation: z.boolean().default(false),
+  assistantC: z.enum(['reject', 'fail', 'accept']).default('reject'),
+  freeCreditsPerMonth: z.number().int().min(0).default(2),
   rateLimits: z
     .union([
       z.literal(false),
       z.strictObject({
-        submit: z.number().positive().finite().optional(),
-        read: z.number().positive().finite().optional(),
-        windowMs: z.number().positive().finite().optional(),
+        submit: z.number().positive().finite().default(20),
+        read: z.number().positive().finite().default(100),
+        windowMs: z.number().positive().finite().default(60_000),
       }),
     ])
-    .optional(),
-  rotationWindowMs: z.number().min(0).finite().nullable().optional(),
-  lowCreditThreshold: z.number().min(0).optional(),
-  deliveryTimeoutMs: z.number().positive().finite().optional(),
+    .prefault({}),
+  rotationWindowMs: z
+    .number()
+    .min(0)
+    .finite()
+    .nullable()
+    .default(24 * 60 * 60 * 1000),
+  lowCreditThreshold: z.number().min(0).default(5),
+  deliveryTimeoutMs: z.number().positive().finite().default(5_000),
 } satisfies Record<keyof AccountServiceOptions, z.ZodType>);
 
-export interface ResolvedAccountOptions {
-  delay: DelaySpec;
-  failureRate: number;
-  seed: number | string;
-  answers: AnswerProvider | undefined;
-  unavailableCountries: ReadonlySet<string>;
-  chargePerLocation: boolean;
-  assistantC: AssistantCMode;
-  freeCreditsPerMonth: number;
-  rateLimits: { submit: number; read: number; windowMs: number } | false;
-  rotationWindowMs: number | null;
-  lowCreditThreshold: number;
-  deliveryTimeoutMs: number;
-}
+export type ResolvedAccountOptions = z.output<typeof AccountOptionsSchema>;
 
-export const DEFAULT_UNAVAILABLE_COUNTRIES = ['cn', 'ru'] as const;
-
-/** Defaults filled in; the options were checked by `AccountOptionsSchema` (`startEmulator`). */
-export function resolveAccountOptions(options: AccountServiceOptions = {}): ResolvedAccountOptions {
-  const limits = options.rateLimits;
-  return {
-    delay: options.delay ?? 'fast',
-    failureRate: options.failureRate ?? 0,
-    seed: options.seed ?? Math.floor(Math.random() * 2 ** 32),
-    answers: options.answers,
-    unavailableCountries: new Set(
-      (options.unavailableCountries ?? DEFAULT_UNAVAILABLE_COUNTRIES).map((c) => c.toLowerCase()),
-    ),
-    chargePerLocation: options.chargePerLocation ?? false,
-    assistantC: options.assistantC ?? 'reject',
-    freeCreditsPerMonth: options.freeCreditsPerMonth ?? 2,
-    rateLimits:
-      limits === false
-        ? false
-        : {
-            submit: limits?.submit ?? 20,
-            read: limits?.read ?? 100,
-            windowMs: limits?.windowMs ?? 60_000,
-          },
-    rotationWindowMs:
-      options.rotationWindowMs === undefined ? 24 * 60 * 60 * 1000 : options.rotationWindowMs,
-    lowCreditThreshold: options.lowCreditThreshold ?? 5,
-    deliveryTimeoutMs: options.deliveryTimeoutMs ?? 5_000,
-  };
-}
+/** The options with their defaults filled in (`startEmulator` has already checked them). */
+export const resolveAccountOptions = (
+  options: AccountServiceOptions = {},
+): ResolvedAccountOptions => AccountOptionsSchema.parse(options);
 
 /** Emulator ms a row stays pending, drawn from `delay` with `random` in [0, 1). */
 export function pendingMs(

@@ -1,8 +1,14 @@
 /** `GET /locations/{level}` over the bundled dataset (`../data/location-dataset.ts`). */
 
 import type { z } from 'zod';
-import { LocationItemSchema } from '../../browser-api/schemas/locations.js';
-import { zod } from '../../http/lazy-schema.js';
+import {
+  LOCATION_LEVELS,
+  LocationItemSchema,
+  type LocationLevel,
+  LocationParamsSchemas,
+} from '../../browser-api/schemas/locations.js';
+import { LocationConnectionTypeSchema } from '../../browser-api/schemas/vocabulary.js';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
 import {
   COUNTRY_DETAILS,
   COUNTRY_LIST,
@@ -12,11 +18,9 @@ import {
 } from '../data/location-dataset.js';
 import { badRequest, HttpError, unavailable } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
-import { data } from '../server/wire.js';
+import { data, digits, parseQuery } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
-import { parseLimit } from './sessions.js';
-import { LOCATION_CONNECTION_TYPES, LOCATION_LEVELS, type LocationLevel } from './vocabulary.js';
 
 /** Page size when `limit` is absent (every country fits in one page), and the largest accepted. */
 export const LOCATIONS_DEFAULT_LIMIT = 250;
@@ -96,22 +100,21 @@ export function listLocations(level: LocationLevel, query: URLSearchParams): Loc
   }
 }
 
-function checkFilters(query: URLSearchParams): void {
-  const type = query.get('connection_type');
-  if (type !== null && !(LOCATION_CONNECTION_TYPES as readonly string[]).includes(type)) {
-    throw badRequest(`connection_type must be one of: ${LOCATION_CONNECTION_TYPES.join(', ')}`);
-  }
-  const ipv4 = query.get('ipv4_only');
-  if (ipv4 !== null && !['true', 'false', '1', '0'].includes(ipv4)) {
-    throw badRequest('ipv4_only must be true or false');
-  }
-}
-
-function parseOffset(raw: string | null): number {
-  if (raw === null) return 0;
-  if (!/^\d+$/.test(raw)) throw badRequest('offset must be an integer >= 0');
-  return Number(raw);
-}
+/**
+ * The filters and paging every level takes, read from the strings sent by the client's rules
+ * (`LocationParamsSchemas`), the server's largest page added.
+ */
+const FilterSchema = lazySchema(() => {
+  const { shape } = LocationParamsSchemas.countries;
+  return zod().object({
+    connection_type: shape.connection_type,
+    ipv4_only: zod().enum(['true', 'false', '1', '0']).optional(),
+    limit: digits()
+      .pipe(shape.limit.unwrap().max(LOCATIONS_MAX_LIMIT))
+      .default(LOCATIONS_DEFAULT_LIMIT),
+    offset: digits().pipe(shape.offset.unwrap()).default(0),
+  });
+});
 
 export function registerLocationRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
   routes.add('GET', '/locations/:level', ({ req, params, query }) => {
@@ -127,9 +130,12 @@ export function registerLocationRoutes(routes: RouteRegistrar, ctx: BrowserServi
         'Location data is not configured for this deployment',
       );
     }
-    checkFilters(query);
-    const limit = parseLimit(query.get('limit'), LOCATIONS_DEFAULT_LIMIT, LOCATIONS_MAX_LIMIT);
-    const offset = parseOffset(query.get('offset'));
+    const { limit, offset } = parseQuery(FilterSchema, query, {
+      connection_type: `connection_type must be one of: ${LocationConnectionTypeSchema.options.join(', ')}`,
+      ipv4_only: 'ipv4_only must be true or false',
+      limit: `limit must be an integer from 1 to ${LOCATIONS_MAX_LIMIT}`,
+      offset: 'offset must be an integer >= 0',
+    });
     const page = listLocations(level, query).slice(offset, offset + limit);
     return data(zod().array(LocationItemSchema), page);
   });

@@ -1,5 +1,6 @@
 /** `GET /proxy/options`: the vocabulary, straight from `vocabulary.ts`. */
 
+import { LOCATION_LEVELS } from '../../browser-api/schemas/locations.js';
 import { ProxyOptionsSchema } from '../../browser-api/schemas/proxy.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { data } from '../server/wire.js';
@@ -9,7 +10,6 @@ import {
   CONNECTION_TYPES,
   FILTER_LEVELS,
   FILTER_MODES,
-  LOCATION_LEVELS,
   PROTOCOLS,
   SESSION_TYPES,
 } from './vocabulary.js';

@@ -63,9 +63,9 @@ export function registerRecordingFileRoutes(
       'cache-control': 'private, max-age=0',
     };
     if (range === 'unsatisfiable') {
-      res.writeHead(416, { ...headers, 'content-range': `bytes */${size}` });
-      res.end();
-      return undefined;
+      throw new HttpError(416, `The range is outside the file's ${size} bytes`, {
+        headers: { 'accept-ranges': 'bytes', 'content-range': `bytes */${size}` },
+      });
     }
     const { start, end } = range ?? { start: 0, end: size - 1 };
     headers['content-length'] = size === 0 ? 0 : end - start + 1;

@@ -2,28 +2,28 @@
 
 import {
   PageSchema,
+  SESSION_LIST_MAX_LIMIT,
   SessionConnectionSchema,
   SessionCreatedSchema,
   SessionEndedSchema,
+  SessionListParamsSchema,
   SessionSchema,
   SessionSummarySchema,
 } from '../../browser-api/schemas/sessions.js';
-import { zod } from '../../http/lazy-schema.js';
-import { badRequest, notFound } from '../server/http-error.js';
+import { SessionStatusFilterSchema } from '../../browser-api/schemas/vocabulary.js';
+import { lazySchema, zod } from '../../http/lazy-schema.js';
+import { notFound } from '../server/http-error.js';
 import { openLatencyFront } from '../server/network-model.js';
 import type { RouteRegistrar } from '../server/router.js';
-import { data } from '../server/wire.js';
+import { data, digits, parseQuery } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { BrowserServiceContext } from './context.js';
 import type { Account, SessionRecord } from './model.js';
 import { resolveCreate } from './session-request.js';
 import { cdpUrlOf, sessionCreated, sessionDetail, sessionSummary } from './session-views.js';
 
-/** `GET /sessions` page size when `limit` is absent, and the largest accepted. */
-export const SESSION_LIST_DEFAULT_LIMIT = 50;
-export const SESSION_LIST_MAX_LIMIT = 500;
-
-const STATUSES = ['running', 'ended', 'all'];
+/** `GET /sessions` page size when `limit` is absent; the largest is the client's. */
+const SESSION_LIST_DEFAULT_LIMIT = 50;
 
 export function findSession(
   ctx: BrowserServiceContext,
@@ -35,14 +35,15 @@ export function findSession(
   return session;
 }
 
-export function parseLimit(raw: string | null, fallback: number, max: number): number {
-  if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > max) {
-    throw badRequest(`limit must be an integer from 1 to ${max}`);
-  }
-  return value;
-}
+/** `GET /sessions`'s query: the client's rules for it, read from the strings sent. */
+const ListQuerySchema = lazySchema(() =>
+  zod().object({
+    status: SessionStatusFilterSchema.default('all'),
+    limit: digits()
+      .pipe(SessionListParamsSchema.shape.limit.unwrap())
+      .default(SESSION_LIST_DEFAULT_LIMIT),
+  }),
+);
 
 export function registerSessionRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
   routes.add('POST', '/sessions', async ({ req, body }) => {
@@ -53,15 +54,10 @@ export function registerSessionRoutes(routes: RouteRegistrar, ctx: BrowserServic
 
   routes.add('GET', '/sessions', ({ req, query }) => {
     const account = authenticate(ctx, req);
-    const status = query.get('status') ?? 'all';
-    if (!STATUSES.includes(status)) {
-      throw badRequest(`status must be one of: ${STATUSES.join(', ')}`);
-    }
-    const limit = parseLimit(
-      query.get('limit'),
-      SESSION_LIST_DEFAULT_LIMIT,
-      SESSION_LIST_MAX_LIMIT,
-    );
+    const { status, limit } = parseQuery(ListQuerySchema, query, {
+      status: `status must be one of: ${SessionStatusFilterSchema.options.join(', ')}`,
+      limit: `limit must be an integer from 1 to ${SESSION_LIST_MAX_LIMIT}`,
+    });
     const sessions = ctx.store
       .sessionsOf(account.id)
       .filter((s) => status === 'all' || s.status === status)

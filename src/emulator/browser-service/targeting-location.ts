@@ -3,13 +3,9 @@
  * dataset, lowercased, each one inside its parent.
  */
 import { COUNTRY_DETAILS, citiesOf, findCountry, findRegion } from '../data/location-dataset.js';
-import type { Issue } from './targeting-issue.js';
+import { type Issue, issue } from './targeting-issue.js';
 
 type Body = Record<string, unknown>;
-
-function issue(code: string, field: string, message: string, suggestion: string | null): Issue {
-  return { code, field, message, suggestion };
-}
 
 export const lower = (value: unknown) =>
   typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : undefined;

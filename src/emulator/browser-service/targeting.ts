@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Account, PinnedLocation, ProfileRecord, SessionConfig } from './model.js';
-import type { Issue } from './targeting-issue.js';
+import { type Issue, issue } from './targeting-issue.js';
 import { lower, resolveLocation } from './targeting-location.js';
 import {
   CONNECTION_TYPES,
@@ -72,10 +72,6 @@ type Body = Record<string, unknown>;
 
 /** `null` counts as omitted, like an SDK that sends `None` for an unset option. */
 const present = (body: Body, key: string) => body[key] !== undefined && body[key] !== null;
-
-function issue(code: string, field: string, message: string, suggestion: string | null): Issue {
-  return { code, field, message, suggestion };
-}
 
 function typeIssues(body: Body): Issue[] {
   const issues: Issue[] = [];

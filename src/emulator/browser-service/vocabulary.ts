@@ -38,12 +38,6 @@ export const FILTER_MODES: readonly OptionItem[] = [
 /** Platform configuration: a request cannot choose these levels. */
 export const FILTER_LEVELS = { quality: 'medium', speed: 'fast' } as const;
 
-export const LOCATION_LEVELS = ['countries', 'regions', 'cities', 'isps', 'zip-codes'] as const;
-export type LocationLevel = (typeof LOCATION_LEVELS)[number];
-
-/** `connection_type` of the location endpoints additionally accepts `isp`. */
-export const LOCATION_CONNECTION_TYPES = ['residential', 'mobile', 'isp'] as const;
-
 export const valuesOf = (items: readonly OptionItem[]) => items.map((i) => i.value);
 export const defaultOf = (items: readonly OptionItem[]) =>
   (items.find((i) => i.default) ?? items[0])?.value as string;

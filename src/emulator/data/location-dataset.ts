@@ -4,7 +4,7 @@
  * alpha-2 (as the account API spells them), regions the ISO 3166-2 suffix, cities a snake_case
  * slug, ISPs a slug. Enough to exercise every targeting path offline; not a real inventory.
  */
-import { COUNTRIES } from './countries.js';
+import { countries } from 'countries-list';
 
 export interface CityData {
   code: string;
@@ -191,7 +191,15 @@ export interface Country {
   name: string;
 }
 
-export const COUNTRY_LIST: readonly Country[] = COUNTRIES.map(([code, name]) => ({ code, name }));
+/**
+ * Every ISO 3166-1 alpha-2 country (249), lowercase as the APIs use, with its common English
+ * name, from the maintained `countries-list` (which the geo overrides read too): its entries
+ * less the codes ISO 3166-1 has not assigned (`xk` is user-assigned; `ac` and `ta` are only
+ * reserved).
+ */
+export const COUNTRY_LIST: readonly Country[] = Object.entries(countries)
+  .filter(([code, country]) => !('userAssigned' in country) && code !== 'AC' && code !== 'TA')
+  .map(([code, { name }]) => ({ code: code.toLowerCase(), name }));
 
 const countryByCode = new Map(COUNTRY_LIST.map((country) => [country.code, country]));
 

@@ -5,10 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { HttpError } from '../server/http-error.js';
 import { parseTarget } from '../server/own-origin.js';
 import { refuseUpgrade } from '../server/raw-http.js';
+import { sendError } from '../server/router.js';
 import { openDebuggerAddress } from './debugger-address.js';
-import { devtoolsPathOf, queryWithoutToken, sendJson, serveDevtoolsJson } from './devtools-json.js';
+import { devtoolsPathOf, queryWithoutToken, serveDevtoolsJson } from './devtools-json.js';
 import type {
   CdpProxy,
   CdpTargetResolver,
@@ -120,18 +122,11 @@ export function createCdpProxy({ publicOrigin, resolve, sessions }: CdpProxyOpti
       const path = parseProxyPath(req.url);
       if (!path) return false;
       const devtoolsPath = devtoolsPathOf(path.rest);
-      if (!devtoolsPath) {
-        sendJson(res, 404, { error: 'no such CDP endpoint' });
-        return true;
-      }
+      if (!devtoolsPath) return refuse(res, 404, 'no such CDP endpoint');
       const verdict = authorize(resolve, sessions, path);
-      if ('status' in verdict) {
-        sendJson(res, verdict.status, { error: verdict.error });
-        return true;
-      }
+      if ('status' in verdict) return refuse(res, verdict.status, verdict.error);
       if (verdict.browser.hasEnded()) {
-        sendJson(res, 404, { error: 'session not found or no longer running' });
-        return true;
+        return refuse(res, 404, 'session not found or no longer running');
       }
       verdict.onActivity();
       const token = path.token!;
@@ -168,10 +163,7 @@ function serveRootProtocol(
   if (pathname === undefined || devtoolsPathOf(pathname) !== '/json/protocol') return false;
   const entry = sessions.anyRunning();
   if (!entry) {
-    sendJson(res, 404, {
-      error: 'no session is running: the protocol comes from a session browser',
-    });
-    return true;
+    return refuse(res, 404, 'no session is running: the protocol comes from a session browser');
   }
   void serveDevtoolsJson(
     res,
@@ -179,5 +171,11 @@ function serveRootProtocol(
     { method: req.method === 'HEAD' ? 'HEAD' : 'GET', path: '/json/protocol', query: '' },
     () => new URL('ws://unused'),
   );
+  return true;
+}
+
+/** Answers the request with the emulator's one error answer; true: the request was handled. */
+function refuse(res: ServerResponse, status: number, message: string): true {
+  sendError(res, new HttpError(status, message));
   return true;
 }

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { HttpError } from '../server/http-error.js';
 import {
   foreignRequest,
   isLoopbackHost,
@@ -15,7 +16,8 @@ import {
   parseTarget,
 } from '../server/own-origin.js';
 import { refuseUpgrade } from '../server/raw-http.js';
-import { devtoolsPathOf, sendJson, serveDevtoolsJson } from './devtools-json.js';
+import { sendError } from '../server/router.js';
+import { devtoolsPathOf, serveDevtoolsJson } from './devtools-json.js';
 import type { SessionDirectory } from './types.js';
 import { forwardUpgrade } from './upgrade-forward.js';
 
@@ -34,11 +36,13 @@ export async function openDebuggerAddress(
   };
   const server = createServer((req, res) => {
     const url = admit(req);
-    if (!(url instanceof URL)) return sendJson(res, url.status, { error: url.message });
+    const refuse = (status: number, message: string) =>
+      sendError(res, new HttpError(status, message));
+    if (!(url instanceof URL)) return refuse(url.status, url.message);
     const entry = running(sessions, sessionId);
     const path = devtoolsPathOf(url.pathname);
-    if (!entry) return sendJson(res, 404, { error: 'session not found or no longer running' });
-    if (!path) return sendJson(res, 404, { error: 'no such endpoint' });
+    if (!entry) return refuse(404, 'session not found or no longer running');
+    if (!path) return refuse(404, 'no such endpoint');
     entry.onActivity();
     // Same host as the request: the listener may be reached as 127.0.0.1 or localhost.
     const host = req.headers.host ?? address;

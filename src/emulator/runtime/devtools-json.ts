@@ -8,6 +8,8 @@
  * client bypass the token and the activity timer.
  */
 import type { ServerResponse } from 'node:http';
+import { HttpError } from '../server/http-error.js';
+import { sendError } from '../server/router.js';
 import {
   type DevtoolsAnswer,
   type DevtoolsEndpoint,
@@ -50,8 +52,7 @@ export async function serveDevtoolsJson(
       10_000,
     );
   } catch {
-    sendJson(res, 502, { error: 'the session browser did not answer' });
-    return;
+    return sendError(res, new HttpError(502, 'the session browser did not answer'));
   }
   let body = answer.body;
   const ok = answer.status >= 200 && answer.status < 300;
@@ -103,13 +104,4 @@ export function queryWithoutToken(search: string): string {
     .split('&')
     .filter((pair) => pair !== '' && !pair.startsWith('token='))
     .join('&');
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, null, 2);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=UTF-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }

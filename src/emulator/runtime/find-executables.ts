@@ -68,11 +68,9 @@ export function findChromium(explicit?: string, host: HostProbe = currentHost())
   throw new ChromiumNotFoundError(`Chromium not found: ${chromiumInstallHint(host.platform)}`);
 }
 
-export function ffmpegMissingReason(platform: NodeJS.Platform): string {
+function ffmpegMissingReason(platform: NodeJS.Platform): string {
   return `ffmpeg not found: ${ffmpegInstallHint(platform)}; recordings are off`;
 }
-
-export const FFMPEG_MISSING_REASON = ffmpegMissingReason(process.platform);
 
 export type FfmpegLookup = { path: string } | { path: undefined; reason: string };
 

@@ -8,8 +8,9 @@
  * removes, so logs, errors and reports never show it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from '../server/http-error.js';
 import { parseTarget } from '../server/own-origin.js';
-import { sendJson } from './devtools-json.js';
+import { sendError, sendReply } from '../server/router.js';
 import { liveViewPage } from './live-view-page.js';
 import type { RunningBrowser } from './types.js';
 
@@ -48,17 +49,17 @@ export function createLiveView({ resolve }: LiveViewOptions): LiveView {
       const match = url && /^\/live\/([^/]+)(\/stream|\/status)?\/?$/.exec(url.pathname);
       if (!match) return false;
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendJson(res, 405, { error: 'method not allowed' });
+        sendError(res, new HttpError(405, 'method not allowed'));
         return true;
       }
       const token = url.searchParams.get('token') ?? undefined;
       const browser = find(decodeURIComponent(match[1]!), token);
       if (!browser) {
-        sendJson(res, 404, { error: 'session not found or no longer running' });
+        sendError(res, new HttpError(404, 'session not found or no longer running'));
         return true;
       }
       if (match[2] === '/stream') streamFrames(browser, res);
-      else if (match[2] === '/status') sendJson(res, 200, { status: 'running' });
+      else if (match[2] === '/status') sendReply(res, { body: { status: 'running' } });
       else {
         const html = liveViewPage(browser.sessionId, token as string);
         res.writeHead(200, {

@@ -39,6 +39,11 @@ export class HttpError extends Error {
 /** How a service words an error as its response body. */
 export type ErrorWording = (error: HttpError) => unknown;
 
+/** The one answer of an error: its status and headers, its body in the service's wording. */
+export function errorReply(error: HttpError, wording: ErrorWording = flatWording) {
+  return { status: error.status, headers: error.headers, body: wording(error) };
+}
+
 /** The browser service's shape, and the default: `{ error, ...extra }`. */
 export const flatWording: ErrorWording = (error) => ({ error: error.message, ...error.extra });
 

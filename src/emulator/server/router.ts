@@ -4,7 +4,7 @@
  * server without this file knowing about it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ErrorWording, flatWording } from './http-error.js';
+import { type ErrorWording, errorReply, flatWording, type HttpError } from './http-error.js';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -25,6 +25,26 @@ export interface Reply {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+}
+
+/** Writes `reply` as JSON, unless an answer was already sent. */
+export function sendReply(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent || res.destroyed) return;
+  const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
+  res.writeHead(reply.status ?? 200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    ...reply.headers,
+  });
+  res.end(payload);
+}
+
+/**
+ * Answers `error` on `res`, for a listener that writes its own response (the CDP proxy's and
+ * the live view's HTTP, a `debugger_address`): the same answer a route's thrown error gets.
+ */
+export function sendError(res: ServerResponse, error: HttpError, wording = flatWording): void {
+  sendReply(res, errorReply(error, wording));
 }
 
 /** Returns a JSON reply, or `undefined` when the handler wrote the response itself (streams). */

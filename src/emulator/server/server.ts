@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { redact } from '../../http/index.js';
 import { VERSION } from '../../version.js';
 import type { Fault, FaultRegistry } from './faults.js';
-import { HttpError } from './http-error.js';
+import { errorReply, HttpError } from './http-error.js';
 import {
   foreignRequest,
   type Listener,
@@ -20,7 +20,7 @@ import {
   type Refusal,
 } from './own-origin.js';
 import { refuseUpgrade } from './raw-http.js';
-import type { Reply, Router } from './router.js';
+import { type Reply, type Router, sendReply as send } from './router.js';
 
 /** What the server needs besides its router: requests outside the routes, faults, logging. */
 export interface ServerDeps {
@@ -60,18 +60,6 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.headersSent || res.destroyed) return;
-  const status = reply.status ?? 200;
-  const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(payload),
-    ...reply.headers,
-  });
-  res.end(payload);
-}
-
 function faultReply(fault: Fault): Reply {
   return { status: fault.status as number, body: fault.body ?? { error: 'Injected fault' } };
 }
@@ -87,17 +75,13 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
    * The one way an error becomes an answer: in the wording of the service `path` is under. An
    * error that is not an `HttpError` is the emulator's own bug: logged, answered as a 500.
    */
-  const errorReply = (error: unknown, path: string, what: string): Reply => {
-    let known = error;
-    if (!(known instanceof HttpError)) {
-      ctx.log('error', `${what} failed: ${error instanceof Error ? error.stack : String(error)}`);
-      known = new HttpError(500, 'Internal emulator error');
-    }
-    const { status, headers } = known as HttpError;
-    return { status, body: router.errorWordingFor(path)(known as HttpError), headers };
+  const errorAnswer = (error: unknown, path: string, what: string): Reply => {
+    if (error instanceof HttpError) return errorReply(error, router.errorWordingFor(path));
+    ctx.log('error', `${what} failed: ${error instanceof Error ? error.stack : String(error)}`);
+    return errorReply(new HttpError(500, 'Internal emulator error'), router.errorWordingFor(path));
   };
   const refusalReply = ({ status, message }: Refusal, path: string): Reply =>
-    errorReply(new HttpError(status, message), path, '');
+    errorAnswer(new HttpError(status, message), path, '');
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('x-emulator-version', VERSION);
@@ -139,7 +123,7 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
       });
       if (reply === undefined) reply = NO_BODY;
     } catch (error) {
-      reply = errorReply(error, path, what);
+      reply = errorAnswer(error, path, what);
     }
 
     if (fault?.afterHandling) {
@@ -155,7 +139,7 @@ export function createEmulatorServer(ctx: ServerDeps, router: Router): Server {
     handle(req, res).catch((error: unknown) => {
       send(
         res,
-        errorReply(error, parseTarget(req.url)?.pathname ?? '/', `${req.method} ${req.url}`),
+        errorAnswer(error, parseTarget(req.url)?.pathname ?? '/', `${req.method} ${req.url}`),
       );
     });
   });

@@ -12,6 +12,7 @@
  *   A broken answer is the emulator's bug: a 500 naming the field, never sent as if valid.
  */
 import type { z } from 'zod';
+import { zod } from '../../http/lazy-schema.js';
 import { describeIssue, type RequestIssue } from '../../http/request-validation.js';
 import { addFieldError, type FieldErrors, HttpError } from './http-error.js';
 import type { Reply } from './router.js';
@@ -47,6 +48,26 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   throw new HttpError(400, messages.join('; '), { fields });
 }
 
+/**
+ * A query string read with `schema` (its fields take the strings as sent: `digits()` reads a
+ * number): a field it refuses is a 400 in the route's words for it (`refusals`), the first one.
+ */
+export function parseQuery<S extends z.ZodType>(
+  schema: S,
+  query: URLSearchParams,
+  refusals: Readonly<Record<string, string>>,
+): z.output<S> {
+  const input: Record<string, string> = {};
+  for (const [key, value] of query) input[key] ??= value;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const field = String(result.error.issues[0]?.path[0]);
+  throw new HttpError(400, refusals[field] ?? `${field} is not valid`);
+}
+
+/** A query field of digits only, read as the number it spells. */
+export const digits = () => zod().string().regex(/^\d+$/).transform(Number);
+
 /** `value`, checked against the client's schema of this answer (see the file comment). */
 export function answer<S extends z.ZodType>(schema: S, value: z.input<S>): z.input<S> {
   const result = schema.safeParse(value);
@@ -68,7 +89,7 @@ export function data<S extends z.ZodType>(schema: S, value: z.input<S>): Reply {
 }
 
 /** The schema an optional, nullable, defaulted, piped or lazy schema wraps. */
-function unwrap(schema: z.ZodType): z.ZodType {
+export function unwrap(schema: z.ZodType): z.ZodType {
   let current = schema;
   for (;;) {
     const def = current.def as unknown as Record<string, unknown> & { type: string };

@@ -7,8 +7,9 @@
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request, WebSocket } from 'undici';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { unwrapData } from '../../../src/browser-api/envelope.js';
 import {
   AsyncSessionError,

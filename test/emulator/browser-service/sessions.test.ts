@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveOptions } from '../../../src/emulator/options.js';
-import { createCdpProxy, createLiveView } from '../../../src/emulator/runtime/index.js';
-import { startWithParts } from '../../../src/emulator/start.js';
 import { client, type FakeEmulator, startFakeEmulator } from '../helpers/emulator.js';
-import { fakeParts } from '../helpers/fake-runtime.js';
 
 let emu: FakeEmulator;
 let api: ReturnType<typeof client>;
@@ -320,103 +316,5 @@ describe('session timers on the emulator clock', () => {
     emu.control.launched.at(-1)?.crash();
     await new Promise((r) => setTimeout(r, 20));
     expect((await api('GET', `/sessions/${id}`)).body.data.status).toBe('ended');
-  });
-});
-
-describe('asynchronous create', () => {
-  it('returns a request_id at once and the poll reports the created session', async () => {
-    const res = await api('POST', '/sessions-async', {
-      body: { proxy_password: emu.proxyPassword },
-    });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ request_id: expect.any(String) });
-    let poll: any;
-    for (let i = 0; i < 50; i++) {
-      poll = (await api('GET', `/sessions-async/${res.body.data.request_id}`)).body.data;
-      if (poll.status !== 'pending') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(poll).toEqual({
-      request_id: res.body.data.request_id,
-      status: 'completed',
-      session: { id: expect.any(String), cdp_url: expect.any(String), status: 'running' },
-    });
-    await api('DELETE', `/sessions/${poll.session.id}`);
-  });
-
-  it('reports a launch that failed with its error and status', async () => {
-    emu.control.failNextLaunch = true;
-    const { request_id } = (
-      await api('POST', '/sessions-async', { body: { proxy_password: emu.proxyPassword } })
-    ).body.data;
-    await new Promise((r) => setTimeout(r, 50));
-    const poll = (await api('GET', `/sessions-async/${request_id}`)).body.data;
-    expect(poll).toEqual({
-      request_id,
-      status: 'failed',
-      error: expect.any(String),
-      error_status: 502,
-    });
-  });
-
-  it("answers a bad body with 400 at once, and an unknown or another account's request with 404", async () => {
-    expect((await api('POST', '/sessions-async', { body: {} })).status).toBe(400);
-    expect((await api('GET', '/sessions-async/nope')).status).toBe(404);
-    const { request_id } = (
-      await api('POST', '/sessions-async', { body: { proxy_password: emu.proxyPassword } })
-    ).body.data;
-    const { token } = await emu.admin.createAccount();
-    expect((await client(emu.url, token)('GET', `/sessions-async/${request_id}`)).status).toBe(404);
-  });
-});
-
-describe('live_view_url', () => {
-  it('is a capability: its token opens it; none, another session\u2019s, or an ended session is 404', async () => {
-    const parts = fakeParts();
-    const logged: string[] = [];
-    const logger = (_level: string, message: string) => void logged.push(message);
-    const local = await startWithParts(resolveOptions({ logger }), {
-      ...parts,
-      createProxy: createCdpProxy,
-      createLiveView,
-    });
-    try {
-      const drive = client(local.url, local.token);
-      const open = async () => {
-        const { id } = (
-          await drive('POST', '/sessions', { body: { proxy_password: local.proxyPassword } })
-        ).body.data;
-        const url = new URL(
-          (await drive('GET', `/sessions/${id}/connection`)).body.data.live_view_url,
-        );
-        return { id, url, token: url.searchParams.get('token') as string };
-      };
-      const a = await open();
-      const b = await open();
-      expect(a.url.pathname).toBe(`/live/${a.id}`);
-      expect(Buffer.from(a.token, 'base64url')).toHaveLength(32);
-      expect(a.token).not.toBe(b.token);
-
-      expect((await fetch(a.url)).status).toBe(200);
-      const status = await fetch(`${local.url}/live/${a.id}/status?token=${a.token}`);
-      expect(await status.json()).toEqual({ status: 'running' });
-      for (const path of ['', '/stream', '/status']) {
-        const base = `${local.url}/live/${a.id}${path}`;
-        expect((await fetch(base)).status, `${path} without a token`).toBe(404);
-        expect((await fetch(`${base}?token=${b.token}`)).status, `${path} with b's`).toBe(404);
-      }
-
-      await drive('DELETE', `/sessions/${a.id}`);
-      expect((await fetch(a.url)).status).toBe(404);
-      expect((await fetch(b.url)).status).toBe(200);
-      // Refused and foreign requests are logged too: never with a live view token.
-      await fetch(`${local.url}/live/${b.id}?token=${b.token}`, {
-        headers: { origin: 'https://attacker.example' },
-      });
-      expect(logged.length).toBeGreaterThan(0);
-      expect(logged.filter((line) => line.includes(a.token) || line.includes(b.token))).toEqual([]);
-    } finally {
-      await local.close();
-    }
   });
 });

@@ -1,2 +1,0 @@
-export type { BrowserService, BrowserServiceDeps } from './service.js';
-export { createBrowserService } from './service.js';
