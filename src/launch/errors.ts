@@ -1,3 +1,4 @@
+import type { TargetingIssue } from '../browser-api/schemas/configurations.js';
 import { RemoteBrowserError } from '../http/errors.js';
 
 /** A launch or connect step failed. The message names the call; `cause` is the original. */
@@ -16,12 +17,8 @@ export class LaunchError extends RemoteBrowserError {
   }
 }
 
-export interface PreflightIssue {
-  code: string;
-  field: string;
-  message: string;
-  suggestion: string | undefined;
-}
+/** A problem `/configurations/validate` reported: the wire issue, its suggestion as text. */
+export type PreflightIssue = TargetingIssue;
 
 /** The targeting was rejected by `/configurations/validate` (or a strict location check). Nothing was billed. */
 export class PreflightError extends RemoteBrowserError {

@@ -51,6 +51,15 @@ export const ValidationIssueSchema = lazySchema(() =>
 );
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
 
+/**
+ * One targeting problem as both ends hold it: the wire issue's code, field and message, with the
+ * suggestion as text (`undefined` when there is none). The client's `PreflightIssue` and the
+ * emulator's targeting issue are this type.
+ */
+export type TargetingIssue = Pick<ValidationIssue, 'code' | 'field' | 'message'> & {
+  suggestion: string | undefined;
+};
+
 export const ValidationResultSchema = lazySchema(() =>
   zod().looseObject({
     valid: zod().boolean(),

@@ -44,7 +44,11 @@ export function registerConfigurationRoutes(
     return data(ValidationResultSchema, {
       valid: issues.length === 0,
       normalized: normalized({ ...resolved.config }, issues),
-      issues: issues.length === 0 ? null : issues,
+      // The wire's "no suggestion" is null, as the spec shows it.
+      issues:
+        issues.length === 0
+          ? null
+          : issues.map((i) => ({ ...i, suggestion: i.suggestion ?? null })),
       proxy_username_preview: proxyUsernamePreview(account.proxyUser, resolved.config),
     });
   });

@@ -3,14 +3,17 @@
  * dataset, lowercased, each one inside its parent.
  */
 import { COUNTRY_DETAILS, citiesOf, findCountry, findRegion } from '../data/location-dataset.js';
-import { type Issue, issue } from './targeting-issue.js';
+import { type Issue, issue, type SessionBody } from './targeting-issue.js';
 
-type Body = Record<string, unknown>;
+/** A code as the dataset spells it; blank counts as omitted. */
+const lower = (value: string | undefined) =>
+  value !== undefined && value.trim() !== '' ? value.trim().toLowerCase() : undefined;
 
-export const lower = (value: unknown) =>
-  typeof value === 'string' && value.trim() !== '' ? value.trim().toLowerCase() : undefined;
-
-export function resolveLocation(body: Body, issues: Issue[]): Partial<Record<string, string>> {
+/** The location of a body the client's schema read (`readSessionBody`), checked against the dataset. */
+export function resolveLocation(
+  body: SessionBody,
+  issues: Issue[],
+): Partial<Record<string, string>> {
   const country = lower(body.country);
   const region = lower(body.region);
   const city = lower(body.city);

@@ -4,9 +4,16 @@
  * that validates also creates.
  */
 import { randomBytes } from 'node:crypto';
+import { FILTER_MODES_FOR_QUALITY_FLAG } from '../../browser-api/schemas/vocabulary.js';
 import type { Account, PinnedLocation, ProfileRecord, SessionConfig } from './model.js';
-import { type Issue, issue } from './targeting-issue.js';
-import { lower, resolveLocation } from './targeting-location.js';
+import {
+  type Issue,
+  issue,
+  type Refusal,
+  readSessionBody,
+  type SessionBody,
+} from './targeting-issue.js';
+import { resolveLocation } from './targeting-location.js';
 import {
   CONNECTION_TYPES,
   defaultOf,
@@ -14,9 +21,7 @@ import {
   filterTokens,
   type OptionItem,
   PROTOCOLS,
-  QUALITY_BEARING_MODES,
   SESSION_TYPES,
-  valuesOf,
 } from './vocabulary.js';
 
 export type { Issue } from './targeting-issue.js';
@@ -42,139 +47,71 @@ export interface Resolution {
   issues: Issue[];
 }
 
-const STRING_FIELDS = [
-  'proxy_password',
-  'protocol',
-  'connection_type',
-  'session_type',
-  'filter_mode',
-  'country',
-  'region',
-  'city',
-  'zip',
-  'isp',
-  'profile_id',
-] as const;
-const BOOLEAN_FIELDS = [
-  'quality_filter_enabled',
-  'ipv4_only',
-  'extra_stealth',
-  'captcha_solver',
-  'cloudflare_web_bot_auth',
-  'ad_blocker',
-  'popup_blocker',
-  'headless',
-] as const;
-const MINUTE_FIELDS = ['max_duration_minutes', 'idle_timeout_minutes'] as const;
 const LOCATION_KEYS = ['country', 'region', 'city', 'zip', 'isp'] as const;
 
-type Body = Record<string, unknown>;
+type Refused = ReadonlyMap<string, Refusal>;
 
-/** `null` counts as omitted, like an SDK that sends `None` for an unset option. */
-const present = (body: Body, key: string) => body[key] !== undefined && body[key] !== null;
+/** The flag's view of a mode: true for the quality-bearing modes (the client's table). */
+const bearsQuality = (mode: string) =>
+  (FILTER_MODES_FOR_QUALITY_FLAG.true as readonly string[]).includes(mode);
 
-function typeIssues(body: Body): Issue[] {
-  const issues: Issue[] = [];
-  for (const key of STRING_FIELDS) {
-    if (present(body, key) && typeof body[key] !== 'string') {
-      issues.push(issue('invalid_type', key, `${key} must be a string`, null));
-    }
-  }
-  for (const key of BOOLEAN_FIELDS) {
-    if (present(body, key) && typeof body[key] !== 'boolean') {
-      issues.push(issue('invalid_type', key, `${key} must be a boolean`, 'Use true or false'));
-    }
-  }
-  for (const key of MINUTE_FIELDS) {
-    const value = body[key];
-    if (present(body, key) && !(Number.isInteger(value) && (value as number) >= 0)) {
-      issues.push(
-        issue('invalid_type', key, `${key} must be an integer >= 0`, '0 uses the account limit'),
-      );
-    }
-  }
-  return issues;
-}
-
+/**
+ * A vocabulary field: its value, else the default; a value the schema refused resolves to
+ * nothing (never silently to the default), a value of the wrong type to the default.
+ */
 function enumValue(
-  body: Body,
-  field: string,
+  field: 'protocol' | 'connection_type' | 'session_type' | 'filter_mode',
+  value: SessionBody,
+  refused: Refused,
   items: readonly OptionItem[],
-  issues: Issue[],
 ): string | undefined {
-  if (!present(body, field) || typeof body[field] !== 'string') return defaultOf(items);
-  const value = body[field] as string;
-  const allowed = valuesOf(items);
-  if (allowed.includes(value)) return value;
-  const code = field === 'filter_mode' ? 'unsupported_filter_mode' : `unsupported_${field}`;
-  issues.push(
-    issue(
-      code,
-      field,
-      `${field} "${value}" is not supported; allowed values: ${allowed.join(', ')}`,
-      `Use one of: ${allowed.join(', ')}`,
-    ),
-  );
-  return undefined;
+  return refused.get(field) === 'value' ? undefined : (value[field] ?? defaultOf(items));
 }
 
-/** `quality_filter_enabled` (deprecated) and `filter_mode` → one mode, or a conflict issue. */
-export function resolveFilterMode(body: Body, issues: Issue[]): string | undefined {
-  const mode = enumValue(body, 'filter_mode', FILTER_MODES, issues);
-  const legacy = body.quality_filter_enabled;
-  if (typeof legacy !== 'boolean') return mode;
-  if (!present(body, 'filter_mode')) return legacy ? 'quality' : 'none';
-  // Both sent: accepted when the deprecated view of the mode agrees with the boolean.
-  if (mode !== undefined && QUALITY_BEARING_MODES.has(mode) !== legacy) {
-    issues.push(
-      issue(
-        'conflicting_quality_filter',
-        'quality_filter_enabled',
-        `quality_filter_enabled ${legacy} contradicts filter_mode "${mode}"`,
-        'Send only filter_mode (quality_filter_enabled is deprecated)',
-      ),
-    );
-    return undefined;
+/** `quality_filter_enabled` (deprecated) and `filter_mode` → one mode; none on a conflict. */
+function resolveFilterMode(value: SessionBody, refused: Refused): string | undefined {
+  if (refused.get('quality_filter_enabled') === 'value') return undefined;
+  const mode = enumValue('filter_mode', value, refused, FILTER_MODES);
+  const legacy = value.quality_filter_enabled;
+  if (legacy === undefined || refused.has('filter_mode') || value.filter_mode !== undefined) {
+    return mode;
   }
-  return mode;
+  return legacy ? 'quality' : 'none';
 }
 
-function checkPassword(body: Body, ctx: TargetingContext, issues: Issue[]): void {
-  const password = body.proxy_password;
-  if (!present(body, 'proxy_password')) {
-    if (ctx.requirePassword) {
-      issues.push(
-        issue(
-          'missing_proxy_password',
-          'proxy_password',
-          'proxy_password is required: a session cannot exist without an active proxy',
-          "Send the account's proxy password",
-        ),
-      );
-    }
-    return;
-  }
-  if (typeof password === 'string' && password !== ctx.account.proxyPassword) {
-    issues.push(
+function checkPassword(value: SessionBody, refused: Refused, ctx: TargetingContext): Issue[] {
+  const password = value.proxy_password;
+  if (password === undefined) {
+    if (!ctx.requirePassword || refused.has('proxy_password')) return [];
+    return [
       issue(
-        'invalid_proxy_password',
+        'missing_proxy_password',
         'proxy_password',
-        "proxy_password does not match the account's proxy password",
-        'Copy the proxy password from the dashboard',
+        'proxy_password is required: a session cannot exist without an active proxy',
+        "Send the account's proxy password",
       ),
-    );
+    ];
   }
+  if (password === ctx.account.proxyPassword) return [];
+  return [
+    issue(
+      'invalid_proxy_password',
+      'proxy_password',
+      "proxy_password does not match the account's proxy password",
+      'Copy the proxy password from the dashboard',
+    ),
+  ];
 }
 
 function applyPin(
   location: Partial<Record<string, string>>,
   connectionType: string | undefined,
-  body: Body,
+  value: SessionBody,
   pinned: PinnedLocation,
   issues: Issue[],
 ): { location: Partial<Record<string, string>>; connectionType: string | undefined } {
   for (const key of [...LOCATION_KEYS, 'connection_type'] as const) {
-    const asked = key === 'connection_type' ? lower(body[key]) : location[key];
+    const asked = key === 'connection_type' ? value.connection_type : location[key];
     if (asked !== undefined && pinned[key] && asked !== pinned[key]) {
       issues.push(
         issue(
@@ -191,24 +128,32 @@ function applyPin(
   return { location: pinnedLocation, connectionType: pinned.connection_type || connectionType };
 }
 
-export function resolveSessionRequest(body: Body, ctx: TargetingContext): Resolution {
-  const issues = typeIssues(body);
-  checkPassword(body, ctx, issues);
-  const protocol = enumValue(body, 'protocol', PROTOCOLS, issues);
-  let connectionType = enumValue(body, 'connection_type', CONNECTION_TYPES, issues);
-  const sessionType = enumValue(body, 'session_type', SESSION_TYPES, issues);
-  const filterMode = resolveFilterMode(body, issues);
-  let location = resolveLocation(body, issues);
+/**
+ * Two passes: the body read with the client's schema (types, vocabulary, the quality-flag rule;
+ * `readSessionBody`), then the server's rules over the typed value: the password, the location
+ * dataset, the profile and its pin.
+ */
+export function resolveSessionRequest(
+  body: Record<string, unknown>,
+  ctx: TargetingContext,
+): Resolution {
+  const { value, refused, typeIssues, valueIssues } = readSessionBody(body);
+  const issues = [...typeIssues, ...checkPassword(value, refused, ctx), ...valueIssues];
+  const protocol = enumValue('protocol', value, refused, PROTOCOLS);
+  let connectionType = enumValue('connection_type', value, refused, CONNECTION_TYPES);
+  const sessionType = enumValue('session_type', value, refused, SESSION_TYPES);
+  const filterMode = resolveFilterMode(value, refused);
+  let location = resolveLocation(value, issues);
 
   let profile: ProfileRecord | undefined;
-  if (typeof body.profile_id === 'string') {
-    profile = ctx.findProfile(body.profile_id);
+  if (value.profile_id !== undefined) {
+    profile = ctx.findProfile(value.profile_id);
     if (!profile) {
       issues.push(
         issue(
           'unknown_profile',
           'profile_id',
-          `profile "${body.profile_id}" not found`,
+          `profile "${value.profile_id}" not found`,
           'Use an id from GET /profiles',
         ),
       );
@@ -216,7 +161,7 @@ export function resolveSessionRequest(body: Body, ctx: TargetingContext): Resolu
       ({ location, connectionType } = applyPin(
         location,
         connectionType,
-        body,
+        value,
         profile.pinned,
         issues,
       ));
@@ -229,18 +174,17 @@ export function resolveSessionRequest(body: Body, ctx: TargetingContext): Resolu
     connection_type: connectionType ?? '',
     session_type: sessionType ?? '',
     filter_mode: filterMode ?? '',
-    quality_filter_enabled: filterMode !== undefined && QUALITY_BEARING_MODES.has(filterMode),
-    ipv4_only: body.ipv4_only === true,
+    quality_filter_enabled: filterMode !== undefined && bearsQuality(filterMode),
+    ipv4_only: value.ipv4_only === true,
     profile_name: profile?.name ?? null,
     profile_id: profile?.id ?? null,
   };
-  const minutes = (key: string) => (Number.isInteger(body[key]) ? (body[key] as number) : 0);
   return {
     resolved: {
       config,
       profile,
-      idleTimeoutMinutes: minutes('idle_timeout_minutes'),
-      maxDurationMinutes: minutes('max_duration_minutes'),
+      idleTimeoutMinutes: value.idle_timeout_minutes ?? 0,
+      maxDurationMinutes: value.max_duration_minutes ?? 0,
     },
     issues,
   };

@@ -1,9 +1,21 @@
 /**
  * The proxy vocabulary, in one place: `/proxy/options` serves it, targeting validates against
- * it, and the username preview reads its filter levels, so the three can never disagree.
+ * it, and the username preview reads its filter levels, so the three can never disagree. The
+ * values are the client's enums (`browser-api/schemas/vocabulary.ts`), in their order; the
+ * emulator adds the labels and defaults (a value without a label is a type error here).
  */
 import type { z } from 'zod';
 import type { ProxyOptionItemSchema } from '../../browser-api/schemas/proxy.js';
+import {
+  type ConnectionType,
+  ConnectionTypeSchema,
+  type FilterMode,
+  FilterModeSchema,
+  type Protocol,
+  ProtocolSchema,
+  type SessionType,
+  SessionTypeSchema,
+} from '../../browser-api/schemas/vocabulary.js';
 
 /** An item of the client's `ProxyOptionItemSchema`, labelled. */
 export type OptionItem = z.input<typeof ProxyOptionItemSchema> & {
@@ -12,38 +24,52 @@ export type OptionItem = z.input<typeof ProxyOptionItemSchema> & {
   default?: true;
 };
 
-export const CONNECTION_TYPES: readonly OptionItem[] = [
-  { value: 'residential', label: 'Residential', default: true },
-  { value: 'mobile', label: 'Mobile' },
-];
+/** The items of a client enum, in its order, `fallback` marked as the default. */
+function itemsOf<V extends string>(
+  enumSchema: { options: readonly V[] },
+  labels: Readonly<Record<V, string>>,
+  fallback: V,
+): readonly OptionItem[] {
+  return enumSchema.options.map((value) => ({
+    value,
+    label: labels[value],
+    ...(value === fallback ? { default: true as const } : {}),
+  }));
+}
 
-export const SESSION_TYPES: readonly OptionItem[] = [
-  { value: 'sticky', label: 'Sticky (keep the same IP)', default: true },
-  { value: 'rotating', label: 'Rotating (new IP each connection)' },
-  { value: 'no_rotating', label: 'No rotating (pin IP, never rotate)' },
-];
+export const CONNECTION_TYPES = itemsOf<ConnectionType>(
+  ConnectionTypeSchema,
+  { residential: 'Residential', mobile: 'Mobile' },
+  'residential',
+);
 
-export const PROTOCOLS: readonly OptionItem[] = [
-  { value: 'http', label: 'HTTP', default: true },
-  { value: 'socks5', label: 'SOCKS5' },
-];
+export const SESSION_TYPES = itemsOf<SessionType>(
+  SessionTypeSchema,
+  {
+    sticky: 'Sticky (keep the same IP)',
+    rotating: 'Rotating (new IP each connection)',
+    no_rotating: 'No rotating (pin IP, never rotate)',
+  },
+  'sticky',
+);
 
-export const FILTER_MODES: readonly OptionItem[] = [
-  { value: 'quality', label: 'Quality', default: true },
-  { value: 'quality_speed', label: 'Quality and speed' },
-  { value: 'speed', label: 'Speed' },
-  { value: 'none', label: 'No filter' },
-];
+export const PROTOCOLS = itemsOf<Protocol>(
+  ProtocolSchema,
+  { http: 'HTTP', socks5: 'SOCKS5' },
+  'http',
+);
+
+export const FILTER_MODES = itemsOf<FilterMode>(
+  FilterModeSchema,
+  { quality: 'Quality', quality_speed: 'Quality and speed', speed: 'Speed', none: 'No filter' },
+  'quality',
+);
 
 /** Platform configuration: a request cannot choose these levels. */
 export const FILTER_LEVELS = { quality: 'medium', speed: 'fast' } as const;
 
-export const valuesOf = (items: readonly OptionItem[]) => items.map((i) => i.value);
 export const defaultOf = (items: readonly OptionItem[]) =>
   (items.find((i) => i.default) ?? items[0])?.value as string;
-
-/** Filter modes whose deprecated `quality_filter_enabled` view is true. */
-export const QUALITY_BEARING_MODES: ReadonlySet<string> = new Set(['quality', 'quality_speed']);
 
 /** Proxy username filter tokens of a mode, with the levels above. */
 export function filterTokens(mode: string): string {
