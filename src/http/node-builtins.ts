@@ -23,6 +23,7 @@ export const nodeChildProcess = () => process.getBuiltinModule('node:child_proce
 export const nodeDns = () => process.getBuiltinModule('node:dns');
 export const nodeHttp = () => process.getBuiltinModule('node:http');
 export const nodeHttps = () => process.getBuiltinModule('node:https');
+export const nodeEvents = () => process.getBuiltinModule('node:events');
 
 /** `util.inspect.custom`, a registered symbol: the same value without loading `node:util`. */
 export const INSPECT_CUSTOM: typeof import('node:util').inspect.custom = Symbol.for(

@@ -9,24 +9,19 @@
  */
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { nodePath } from '../http/node-builtins.js';
-import { cdpChannel } from '../remote-cdp/cdp-channel.js';
-import { RemoteDownloads } from '../remote-cdp/downloads.js';
-import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
+import type { RemoteDownloads, RemoteDownloadsOptions } from '../remote-cdp/downloads.js';
 
 /**
- * Brings the downloads of a freshly connected remote browser to the client. `downloadsPath`
- * (the drop-in's option of that name): every download's file also lands there, named by its
- * guid as with a local browser; the connect passed it to Playwright as `artifactsDir`.
+ * The download bridge's options for a Playwright browser (openRemoteFeatures() starts it on the
+ * features' own connection, alongside the connect). `downloadsPath` (the drop-in's option of
+ * that name): every download's file also lands there, named by its guid as with a local
+ * browser; the connect passes it to Playwright as `artifactsDir`.
  */
-export async function startDownloads(
-  browser: Browser,
+export function downloadOptions(
   downloadsPath?: string,
   maxDownloadBytes?: number,
-): Promise<void> {
-  const cdp = await remoteCdpFor(browser, async () =>
-    cdpChannel(await browser.newBrowserCDPSession()),
-  );
-  const downloads = await RemoteDownloads.start(cdp, {
+): RemoteDownloadsOptions {
+  return {
     policy: 'allowAndName',
     ...(maxDownloadBytes !== undefined ? { maxDownloadBytes } : {}),
     // Paused only while a download can be received (see Receivers): a navigation pays nothing.
@@ -34,10 +29,24 @@ export async function startDownloads(
     ...(downloadsPath !== undefined
       ? { placement: { folder: downloadsPath, naming: 'guid' as const } }
       : {}),
-  });
-  browser.once('disconnected', () => void downloads.close());
+  };
+}
+
+/**
+ * Brings the downloads of a freshly connected remote browser to the client: makes every
+ * `Download` of its pages wait for the bytes `downloads` (started with downloadOptions())
+ * brings over.
+ */
+export async function startDownloads(
+  browser: Browser,
+  started: Promise<RemoteDownloads | undefined>,
+  downloadsPath?: string,
+): Promise<void> {
+  const downloads = await started;
+  if (!downloads) return;
+  // Playwright's connect set its own download folder, alongside the bridge's: the bridge's wins.
+  downloads.applyBehavior();
   bridgeDownloads(browser, downloads, new Receivers(downloads, downloadsPath !== undefined));
-  await cdp.ready();
 }
 
 /** Makes every Download of `browser`'s pages, present and future, wait for its bytes. */

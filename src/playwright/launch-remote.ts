@@ -19,10 +19,9 @@ import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
-import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { preloadGeo } from '../remote-cdp/geo-resolve.js';
-import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
-import { startDownloads } from './downloads.js';
+import { openRemoteFeatures } from '../remote-cdp/remote-features.js';
+import { downloadOptions, startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { type PlaywrightGeoInput, startGeo } from './geo.js';
 import { loadChromium } from './load.js';
@@ -106,17 +105,28 @@ async function connect(
       opened,
       what,
       async (timeout) => {
-        const connected = await browserType.connectOverCDP(opened.cdpUrl(), {
-          timeout,
-          ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
-          ...(options.downloadsPath !== undefined ? { artifactsDir: options.downloadsPath } : {}),
+        // The remote features' own connection opens alongside Playwright's, not after it
+        // (remote-cdp/remote-features.ts): their setup overlaps the connect.
+        const features = openRemoteFeatures(opened.cdpUrl(), {
+          ...(options.exposeNetwork !== undefined ? { exposeNetwork: options.exposeNetwork } : {}),
+          downloads: downloadOptions(options.downloadsPath, options.maxDownloadBytes),
         });
+        let connected: Browser;
         try {
-          const open = async () => cdpChannel(await connected.newBrowserCDPSession());
-          // Side by side: their setup commands go out together, one round trip for all.
+          connected = await browserType.connectOverCDP(opened.cdpUrl(), {
+            timeout,
+            ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
+            ...(options.downloadsPath !== undefined ? { artifactsDir: options.downloadsPath } : {}),
+          });
+        } catch (error) {
+          await features.close();
+          throw error;
+        }
+        try {
+          features.adopt(connected);
           await Promise.all([
-            startRemoteFeatures(connected, open, options),
-            startDownloads(connected, options.downloadsPath, options.maxDownloadBytes).catch(
+            features.ready(),
+            startDownloads(connected, features.downloads, options.downloadsPath).catch(
               (error: unknown) => {
                 throw new RemoteBrowserError(
                   `${what}: downloads could not be bridged: ${(error as Error).message}`,
@@ -124,15 +134,18 @@ async function connect(
                 );
               },
             ),
-            startGeo(connected, open, geoInput(opened, options)).catch((error: unknown) => {
-              throw new RemoteBrowserError(
-                `${what}: geo overrides could not be applied: ${(error as Error).message}`,
-                { cause: error },
-              );
-            }),
+            startGeo(connected, features.open, geoInput(opened, options)).catch(
+              (error: unknown) => {
+                throw new RemoteBrowserError(
+                  `${what}: geo overrides could not be applied: ${(error as Error).message}`,
+                  { cause: error },
+                );
+              },
+            ),
           ]);
         } catch (error) {
           await connected.close().catch(() => {});
+          await features.close();
           throw error;
         }
         return connected;

@@ -28,10 +28,10 @@ import type { LaunchRemoteOptions } from '../launch/options.js';
 import { parseEntry } from '../launch/parse-options.js';
 import { settleBoth } from '../launch/settle-both.js';
 import { preloadGeo } from '../remote-cdp/geo-resolve.js';
-import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
+import { openRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
-import { openChannel, startTransfers } from './transfers.js';
+import { bridgeTransfers, downloadOptions } from './transfers.js';
 
 const debug = createDebug('puppeteer');
 
@@ -130,32 +130,42 @@ async function connect(
       opened,
       what,
       async () => {
-        const connected = await puppeteer.connect({
-          browserWSEndpoint: opened.cdpUrl(),
-          defaultViewport: options.defaultViewport === undefined ? null : options.defaultViewport,
-          ...(options.protocolTimeout !== undefined
-            ? { protocolTimeout: options.protocolTimeout }
-            : {}),
-          ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
-          ...(options.targetFilter !== undefined ? { targetFilter: options.targetFilter } : {}),
-          ...(options.acceptInsecureCerts !== undefined
-            ? { acceptInsecureCerts: options.acceptInsecureCerts }
-            : {}),
+        // The remote features' own connection opens alongside Puppeteer's, not after it
+        // (remote-cdp/remote-features.ts): their setup overlaps the connect.
+        const downloads = downloadOptions(options.downloadBehavior, options.maxDownloadBytes);
+        const features = openRemoteFeatures(opened.cdpUrl(), {
+          ...(options.exposeNetwork !== undefined ? { exposeNetwork: options.exposeNetwork } : {}),
+          ...(downloads ? { downloads } : {}),
         });
+        let connected: Browser;
         try {
-          const open = () => openChannel(connected);
-          // Side by side: their setup commands go out together, one round trip for all.
+          connected = await puppeteer.connect({
+            browserWSEndpoint: opened.cdpUrl(),
+            defaultViewport: options.defaultViewport === undefined ? null : options.defaultViewport,
+            ...(options.protocolTimeout !== undefined
+              ? { protocolTimeout: options.protocolTimeout }
+              : {}),
+            ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
+            ...(options.targetFilter !== undefined ? { targetFilter: options.targetFilter } : {}),
+            ...(options.acceptInsecureCerts !== undefined
+              ? { acceptInsecureCerts: options.acceptInsecureCerts }
+              : {}),
+          });
+        } catch (error) {
+          await features.close();
+          throw error;
+        }
+        try {
+          features.adopt(connected);
           await Promise.all([
-            startRemoteFeatures(connected, open, options),
-            startTransfers(connected, options.downloadBehavior, options.maxDownloadBytes).catch(
-              (error: unknown) => {
-                throw new RemoteBrowserError(
-                  `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
-                  { cause: error },
-                );
-              },
-            ),
-            startGeo(connected, open, {
+            features.ready(),
+            bridgeTransfers(connected, features.downloads).catch((error: unknown) => {
+              throw new RemoteBrowserError(
+                `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
+                { cause: error },
+              );
+            }),
+            startGeo(connected, features.open, {
               config: sessionConfigOf(opened, options),
               option: options.geo,
               ...(opened.profile ? { profile: opened.profile } : {}),
@@ -168,6 +178,7 @@ async function connect(
           ]);
         } catch (error) {
           await connected.disconnect().catch(() => {});
+          await features.close();
           throw error;
         }
         return connected;

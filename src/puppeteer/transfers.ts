@@ -4,17 +4,17 @@
  * `downloadBehavior`, every download lands in the client's `downloadPath`
  * (remote-cdp/downloads.ts), named as Chromium names it.
  */
-import type { Browser, CDPSession, DownloadBehavior } from 'puppeteer-core';
+import type { Browser, CDPSession, Connection, DownloadBehavior } from 'puppeteer-core';
 import { type CdpChannel, cdpChannel } from '../remote-cdp/cdp-channel.js';
-import { RemoteDownloads } from '../remote-cdp/downloads.js';
+import { RemoteDownloads, type RemoteDownloadsOptions } from '../remote-cdp/downloads.js';
 import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
 import { bridgeUploads } from './uploads.js';
 
 const sessions = new WeakMap<Browser, CDPSession>();
 
 /**
- * The browser-level session remote CDP runs on (remoteCdpFor's `open`), for every feature of
- * `browser`: uploads reach the connection through it.
+ * A browser-level session of Puppeteer's own for remote CDP (remoteCdpFor's `open`), when no
+ * features' connection was adopted (startTransfers() on a browser of the user's own connect).
  */
 export async function openChannel(browser: Browser): Promise<CdpChannel> {
   const session = await browser.target().createCDPSession();
@@ -22,27 +22,67 @@ export async function openChannel(browser: Browser): Promise<CdpChannel> {
   return cdpChannel(session);
 }
 
-/** Wires uploads and, with `downloadBehavior`, downloads on `browser`. */
+/** The download bridge's options for Puppeteer's `downloadBehavior` (none: no bridge). */
+export function downloadOptions(
+  downloadBehavior: DownloadBehavior | undefined,
+  maxDownloadBytes?: number,
+): RemoteDownloadsOptions | undefined {
+  if (!downloadBehavior) return undefined;
+  const { policy, downloadPath } = downloadBehavior;
+  return {
+    policy,
+    ...(maxDownloadBytes !== undefined ? { maxDownloadBytes } : {}),
+    // Named as Chromium names it: by guid (`allowAndName`), else by the suggested name made
+    // safe, `name (1).ext` when taken (remote-cdp/download-names.ts).
+    placement: {
+      folder: downloadPath ?? '',
+      naming: policy === 'allowAndName' ? 'guid' : 'suggested',
+    },
+  };
+}
+
+/**
+ * Puppeteer's own Connection, which every session of the browser sends through: through a
+ * target Puppeteer attached at its connect (internal in every Puppeteer we support:
+ * `_session()`, as geo.ts reads it), else through a session of its own (one round trip).
+ */
+async function connectionOf(browser: Browser): Promise<Connection> {
+  for (const target of browser.targets()) {
+    const internal = target as unknown as { _session?: () => CDPSession | undefined };
+    const session = typeof internal._session === 'function' ? internal._session() : undefined;
+    const connection = session?.connection();
+    if (connection) return connection;
+  }
+  const session = sessions.get(browser) ?? (await browser.target().createCDPSession());
+  return session.connection() as Connection;
+}
+
+/**
+ * Wires uploads on `browser` and, with `downloads` (the bridge openRemoteFeatures() started on
+ * the features' own connection), its downloads: they end with the browser.
+ */
+export async function bridgeTransfers(
+  browser: Browser,
+  downloads: Promise<RemoteDownloads | undefined>,
+): Promise<void> {
+  bridgeUploads(await connectionOf(browser));
+  await downloads;
+}
+
+/**
+ * Wires uploads and, with `downloadBehavior`, downloads on a browser of the user's own connect,
+ * on a browser-level session of Puppeteer's.
+ */
 export async function startTransfers(
   browser: Browser,
   downloadBehavior: DownloadBehavior | undefined,
   maxDownloadBytes?: number,
 ): Promise<void> {
   const cdp = await remoteCdpFor(browser, () => openChannel(browser));
-  // Every session of the connection sends through the same Connection: the one remote CDP
-  // opened leads to it, without a session of its own (a round trip).
-  const connection = sessions.get(browser)?.connection();
-  if (connection) bridgeUploads(connection);
-  if (!downloadBehavior) return;
-  const { policy, downloadPath } = downloadBehavior;
-  const folder = downloadPath ?? '';
-  const downloads = await RemoteDownloads.start(cdp, {
-    policy,
-    ...(maxDownloadBytes !== undefined ? { maxDownloadBytes } : {}),
-    // Named as Chromium names it: by guid (`allowAndName`), else by the suggested name made
-    // safe, `name (1).ext` when taken (remote-cdp/download-names.ts).
-    placement: { folder, naming: policy === 'allowAndName' ? 'guid' : 'suggested' },
-  });
+  bridgeUploads(await connectionOf(browser));
+  const options = downloadOptions(downloadBehavior, maxDownloadBytes);
+  if (!options) return;
+  const downloads = await RemoteDownloads.start(cdp, options);
   browser.once('disconnected', () => void downloads.close());
   await cdp.ready();
 }

@@ -9,9 +9,9 @@
  * remote CDP speaks, and the connection is the DisconnectingBrowser startRemoteFeatures() takes.
  * No message names the URL: a session's `cdp_url` holds its access token.
  */
-import { once } from 'node:events';
 import { type ClientOptions, WebSocket } from 'ws';
 import { createDebug } from '../http/debug.js';
+import { nodeEvents } from '../http/node-builtins.js';
 import { redactMessage } from '../http/redact.js';
 import {
   type CdpChannel,
@@ -286,7 +286,7 @@ export class CdpConnection {
 async function opened(ws: WebSocket, timeoutMs: number): Promise<void> {
   try {
     // once() rejects with the socket's 'error' (ws emits one for every failed connect).
-    await once(ws, 'open', { signal: AbortSignal.timeout(timeoutMs) });
+    await nodeEvents().once(ws, 'open', { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     ws.on('error', () => {}); // terminate() of a connecting socket emits one more
     ws.terminate();

@@ -22,6 +22,7 @@
  * placed by suggested name gets a safe base name, stays inside its folder, and never replaces a
  * file there.
  */
+import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
 import { nodeFsPromises, nodeOs, nodePath } from '../http/node-builtins.js';
 import { DownloadCapture } from './download-capture.js';
@@ -122,19 +123,40 @@ export class RemoteDownloads {
         if (e.state === 'canceled') this.#canceled(e.guid);
       }),
     );
+    void this.#host.setup(this.#behavior());
+    if (policy === 'deny' || policy === 'default') return;
+    this.#stop.push(() => this.receive(false));
+    this.receive(this.#options.receiving ?? true);
+  }
+
+  /**
+   * Sends the download behavior again, after a library's own connect set its own (Playwright's
+   * `connectOverCDP` sets `downloadPath` to its client-side folder; the last one sent wins, and
+   * the remote machine may have no such folder). Not awaited; a failure is a debug line.
+   */
+  applyBehavior(): void {
+    this.#host
+      .send('Browser.setDownloadBehavior', this.#behavior().params)
+      .catch((error: unknown) =>
+        debug(`the download behavior was not applied: ${(error as Error).message}`),
+      );
+  }
+
+  #behavior(): {
+    method: 'Browser.setDownloadBehavior';
+    params: Protocol.Browser.SetDownloadBehaviorRequest;
+  } {
+    const policy = this.#options.policy;
     // The remote path only receives the emptied files; the staging folder's name is as good
     // as any (Chromium creates it on the remote machine).
-    void this.#host.setup({
+    return {
       method: 'Browser.setDownloadBehavior',
       params: {
         behavior: policy,
         ...(policy === 'allow' || policy === 'allowAndName' ? { downloadPath: this.#staging } : {}),
         eventsEnabled: true,
       },
-    });
-    if (policy === 'deny' || policy === 'default') return;
-    this.#stop.push(() => this.receive(false));
-    this.receive(this.#options.receiving ?? true);
+    };
   }
 
   /**

@@ -1,21 +1,26 @@
 /**
- * Remote CDP: what the library does over the CDP connection it already has, for both Playwright
- * and Puppeteer, on ONE browser-level CDP session per connected browser (see cdp-channel.ts for
- * what an adapter provides). Features (the exposeNetwork tunnel, the WebSocket bridge,
- * downloads, uploads, geo overrides) share it:
+ * Remote CDP: what the library does over CDP for both Playwright and Puppeteer, on ONE
+ * browser-level session per connected browser: since issue 34 the features' own connection to
+ * the session's `cdp_url` (cdp-connection.ts), which the adapters open with
+ * `openRemoteFeatures()` (remote-features.ts) alongside their library's connect. On the
+ * library's own browser-level session (Playwright's `newBrowserCDPSession()`, Puppeteer's browser
+ * target) it could only open after the connect: two serial round trips per launch. The exposeNetwork
+ * tunnel, the WebSocket bridge, downloads, uploads and geo overrides share it:
  *
- * - `remoteCdpFor(browser, open)` opens the session once per native browser and returns the
- *   same `RemoteCdp` to every feature that asks; `close()` ends it with the browser.
+ * - `remoteCdpFor(browser, open)`: the RemoteCdp the adapter adopted for the browser
+ *   (`adoptRemoteCdp`), else one opened on `open` (a library's session); `close()` ends it.
  * - Every `send` and `on` is typed from `devtools-protocol` (CdpSession); every event handler
  *   runs behind the dispatch guard (guardListener): nothing a page, the service or a closed
  *   connection does makes a handler's exception reach the user's process.
- * - `targets` follows every target of the browser (pages, popups, OOPIF iframes, workers,
- *   service workers) with `Target.setDiscoverTargets`, so a feature can tell a top-level page
- *   (`isPageFrame`) from a frame inside one and knows each target's current URL.
+ * - `targets` follows every target (pages, popups, OOPIF iframes, workers, service workers) with
+ *   `Target.setDiscoverTargets`: a top-level page (`isPageFrame`) and each target's current URL.
  * - `intercept()` is the one owner of the `Fetch` domain (fetch-interception.ts): the union of
  *   the features' patterns, dispatched in the fixed INTERCEPT_ORDER, with the tunnel → downloads
  *   hand-off of served responses (`offerServed`).
  * - `attach(targetId)` is the one way into a target (target-session.ts, target-routing.ts).
+ * - Two connections, no shared order: nothing the user's next command needs is left in flight
+ *   when a launch returns: `ready()` waits for the setup batch and for the WebSocket bridge's
+ *   scripts on the tabs there (`waitFor()`).
  *
  * Setup in one round trip, and the extension points for a feature (geo overrides, …):
  * - Session-wide setup: `setup(...calls)` sends the calls at once, without waiting for the
@@ -23,22 +28,18 @@
  *   `intercept()` join the same batch. A feature adds its browser-level commands with
  *   `setup()` while starting and does not await them; the adapter awaits `ready()` once, after
  *   every feature has started, so the whole start costs one round trip.
- * - Per-target setup: `addTargetSetup(contribution)` registers a function that gives the
- *   commands a target needs when a session attaches to it (e.g.
- *   `Emulation.setTimezoneOverride`, `Emulation.setLocaleOverride`,
- *   `Emulation.setGeolocationOverride`, `Network.setUserAgentOverride` with `acceptLanguage`).
- *   `attach()` sends every contribution's commands together as the session's first commands,
- *   before any command of the feature that attached; a target held by the feature that
- *   attaches it (a paused document request, a target waiting for the debugger) runs its first
- *   script only after them.
+ * - Per-target setup: `addTargetSetup(contribution)` gives the commands a target needs when a
+ *   session attaches to it (geo's `Emulation.set*Override`, `Network.setUserAgentOverride`).
+ *   `attach()` sends them together as the session's first commands, before the attaching
+ *   feature's; a target it holds (a paused document request, one waiting for the debugger)
+ *   runs its first script only after them.
  *
- * Why browser level and not a flat session per target: Playwright's `newBrowserCDPSession()`
- * drops the messages of flattened child sessions (its connection routes only sessions it
- * created), and Chromium refuses non-flat auto-attach at browser level ("Only flatten protocol
- * is supported with browser level auto-attach"). The browser target's `Fetch` domain sees every
- * request of every target from the moment it is enabled, and it acts after every page-level
- * interception: Playwright's `page.route()`/`context.route()` and Puppeteer's request
- * interception see a request first, and the browser level sees only what they continue.
+ * Why non-flat target sessions: a RemoteCdp may still run on a library's own session
+ * (remoteCdpFor's `open`: startTransfers() on a browser of the user's own `puppeteer.connect`),
+ * and Playwright's `newBrowserCDPSession()` drops the messages of flattened child sessions;
+ * non-flat ones work on both: one abstraction. The browser target's `Fetch` domain sees every
+ * request of every target from the moment it is enabled, after every page-level interception:
+ * Playwright's `page.route()`/`context.route()` and Puppeteer's request interception come first.
  */
 import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
@@ -163,7 +164,20 @@ export class RemoteCdp implements CdpSession {
   }
 
   /**
-   * Resolves when every setup call sent so far (setup(), intercept(), open()) is answered;
+   * Joins `pending` (a feature's setup on a target, which reports its own failure) to what
+   * ready() waits for; its failure is not ready()'s.
+   */
+  waitFor(pending: Promise<unknown>): void {
+    const settled = pending.then(
+      () => {},
+      () => {},
+    );
+    this.#inFlight.add(settled);
+    void settled.then(() => this.#inFlight.delete(settled));
+  }
+
+  /**
+   * Resolves when every setup call sent so far (setup(), intercept(), open(), waitFor()) is answered;
    * rejects with the first that failed. Adapters await it once, after starting every feature.
    */
   async ready(): Promise<void> {
@@ -271,4 +285,15 @@ export function remoteCdpFor(browser: object, open: () => Promise<CdpChannel>): 
     cdp.catch(() => opened.delete(browser));
   }
   return cdp;
+}
+
+/**
+ * Makes `cdp` (opened elsewhere: openRemoteFeatures() on the features' own connection) the one
+ * RemoteCdp of `browser`, which remoteCdpFor() returns to every feature of that browser.
+ */
+export function adoptRemoteCdp(browser: object, cdp: Promise<RemoteCdp>): void {
+  opened.set(browser, cdp);
+  cdp.catch(() => {
+    if (opened.get(browser) === cdp) opened.delete(browser);
+  });
 }

@@ -1,16 +1,28 @@
 /**
- * The one call each adapter makes after connecting: starts the remote-CDP features the
- * options ask for on the browser's RemoteCdp and ends them when the browser disconnects.
- * Their setup commands go out together and are awaited together (RemoteCdp.ready()); an
- * adapter that starts other features on the same browser (downloads) starts them alongside,
- * not after, so the whole setup is one round trip.
+ * How the remote-CDP features start. Two ways in:
+ *
+ * - `openRemoteFeatures(cdpUrl, options)`: the adapters' one call (launchRemote, connectRemote,
+ *   the drop-ins). It opens the features' OWN CDP connection to the session's `cdp_url`
+ *   (cdp-connection.ts) and starts the features on it at once, alongside the library's own
+ *   `connectOverCDP`/`puppeteer.connect`, not after it: the socket's opening and the one setup
+ *   round trip (target discovery, the tunnel's `Fetch.enable`, the download bridge's
+ *   `Browser.setDownloadBehavior`, and the WebSocket bridge's scripts on the session's own tab)
+ *   overlap the library's connect, which takes longer, so a launch pays no round trip for them.
+ *   Measured (issue 34): on the library's own browser-level session they cost two serial round
+ *   trips after the connect (opening the session, then the setup batch). `adopt(browser)` then
+ *   ties them to the connected native browser: every feature of that browser shares the same
+ *   RemoteCdp (remoteCdpFor) and they end, with their connection, when it disconnects.
+ * - `startRemoteFeatures(browser, open, options)`: the same features on a channel the caller
+ *   already has (the CLI on its own CdpConnection).
+ *
  * A network feature that is off pauses nothing: with `exposeNetwork: ''` no request goes
- * through the client. The download bridge (src/playwright/downloads.ts, src/puppeteer/transfers.ts)
- * still opens the shared session (docs/remote.md).
+ * through the client. The download bridge pauses document responses only while a download can
+ * be received (downloads.ts).
  */
 import type { CdpChannel } from './cdp-channel.js';
+import type { RemoteDownloads, RemoteDownloadsOptions } from './downloads.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
-import { remoteCdpFor } from './remote-cdp.js';
+import { adoptRemoteCdp, RemoteCdp, remoteCdpFor } from './remote-cdp.js';
 
 export interface RemoteFeatureOptions {
   /** See `ConnectOptions.exposeNetwork`. Default: `'<loopback>'`. */
@@ -29,11 +41,21 @@ export async function startRemoteFeatures(
 ): Promise<void> {
   const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
   if (parseExposeNetwork(exposeNetwork).empty) return;
+  const cdp = await remoteCdpFor(browser, open);
+  const stop = await startNetworkFeatures(cdp, exposeNetwork);
+  browser.once('disconnected', () => {
+    void stop().finally(() => cdp.close());
+  });
+  // Every feature's setup went out without waiting for another's: one round trip for all.
+  await cdp.ready();
+}
+
+/** The exposeNetwork features (tunnel and WebSocket bridge) on `cdp`; returns how to stop them. */
+async function startNetworkFeatures(cdp: RemoteCdp, exposeNetwork: string) {
   // The tunnel and the bridge (undici, ws, zod, node:dns/http/crypto) load with the first
-  // browser that starts them, alongside its session's opening: importing an adapter loads none
-  // of them (test/package/entry-isolation.test.ts).
-  const [cdp, { startWebSocketBridge }, { startNetworkTunnel }] = await Promise.all([
-    remoteCdpFor(browser, open),
+  // browser that starts them, alongside its connection's opening: importing an adapter loads
+  // none of them (test/package/entry-isolation.test.ts).
+  const [{ startWebSocketBridge }, { startNetworkTunnel }] = await Promise.all([
     import('./websocket-bridge.js'),
     import('./network-tunnel.js'),
   ]);
@@ -42,9 +64,101 @@ export async function startRemoteFeatures(
     startWebSocketBridge(cdp, exposeNetwork),
     startNetworkTunnel(cdp, exposeNetwork),
   ]);
-  browser.once('disconnected', () => {
-    void Promise.all(stops.map((stop) => stop())).finally(() => cdp.close());
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}
+
+export interface OpenFeaturesOptions extends RemoteFeatureOptions {
+  /** The download bridge's options (downloads.ts); none: downloads are not brought over. */
+  downloads?: RemoteDownloadsOptions;
+}
+
+/** The remote features of one connect (openRemoteFeatures()). */
+export interface RemoteFeatures {
+  /** The download bridge, when `downloads` was asked for. */
+  readonly downloads: Promise<RemoteDownloads | undefined>;
+  /**
+   * remoteCdpFor's `open` for the adopted browser. adopt() registered the features' RemoteCdp,
+   * so remoteCdpFor() calls it only when that failed to open: it rejects with the failure.
+   */
+  readonly open: () => Promise<CdpChannel>;
+  /**
+   * Resolves once every feature's setup is answered (the WebSocket bridge's scripts on the tabs
+   * there are included); rejects when the connection could not open or a setup failed.
+   */
+  ready(): Promise<void>;
+  /**
+   * Ties the features to the connected native browser: remoteCdpFor(browser) is their
+   * RemoteCdp, and they end, with their connection, when the browser disconnects.
+   */
+  adopt(browser: DisconnectingBrowser & object): void;
+  /** Ends the features and their connection (idempotent; the connect failed, or the browser went). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the features' own connection to `cdpUrl` and starts them on it now (see the module
+ * comment). Never throws: a failure is ready()'s rejection. `cdpUrl` carries the session's
+ * access token; no error names it (cdp-connection.ts).
+ */
+export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions): RemoteFeatures {
+  const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
+  const networkOn = !parseExposeNetwork(exposeNetwork).empty;
+  let closing: Promise<void> | undefined;
+  // `ws` loads with the first launch, not with the adapter's import (entry-cost, P6).
+  const connection = import('./cdp-connection.js').then(({ CdpConnection }) =>
+    CdpConnection.open(cdpUrl),
+  );
+  const cdp = connection.then((conn) => {
+    // Ended by the features' close: its detach() ends the connection, which is ours alone.
+    const channel = conn.channel();
+    return RemoteCdp.open({ ...channel, detach: async () => conn.close() });
   });
-  // Every feature's setup went out without waiting for another's: one round trip for all.
-  await cdp.ready();
+  const downloads = options.downloads
+    ? cdp.then(async (host) => {
+        const { RemoteDownloads } = await import('./downloads.js');
+        return RemoteDownloads.start(host, options.downloads as RemoteDownloadsOptions);
+      })
+    : Promise.resolve(undefined);
+  const stopNetwork = networkOn
+    ? cdp.then((host) => startNetworkFeatures(host, exposeNetwork))
+    : Promise.resolve(async () => {});
+  const started = Promise.all([cdp, downloads, stopNetwork]);
+  // A failure is ready()'s to report; the promises above are never left unhandled.
+  started.catch(() => {});
+  const close = () => {
+    closing ??= (async () => {
+      const [host, bridge, stop] = await started.catch(() => [undefined, undefined, undefined]);
+      await Promise.allSettled([stop?.(), bridge?.close()]);
+      await host?.close();
+      // Not opened yet, or opened after a failed start: closed either way.
+      await connection.then((conn) => conn.close()).catch(() => {});
+    })();
+    return closing;
+  };
+  return {
+    downloads,
+    open: async () => {
+      await cdp;
+      throw new Error('the remote features were not adopted by this browser');
+    },
+    async ready() {
+      const [host] = await started;
+      await host.ready();
+    },
+    adopt(browser) {
+      adoptRemoteCdp(browser, cdp);
+      browser.once('disconnected', () => void close());
+      void connection.then(
+        (conn) =>
+          conn.once('disconnected', () => {
+            // The features' connection dropped alone: they stop; the browser stays the user's.
+            void close();
+          }),
+        () => {},
+      );
+    },
+    close,
+  };
 }

@@ -38,9 +38,13 @@ export function webSocketPageScripts(config: PageScriptConfig): {
   isolated: string;
 } {
   const json = JSON.stringify(config);
+  // A transpiler that keeps names (tsx, esbuild's keepNames: how bench/ and scripts run the
+  // source) wraps inner functions in `__name(fn, 'name')`, a helper of the module the page
+  // does not have: without this local stand-in the script throws at its first line there.
+  const run = (fn: string) => `(() => { const __name = (f) => f; (${fn})(${json}); })();`;
   return {
-    main: `(${webSocketMainWorld.toString()})(${json});`,
-    isolated: `(${webSocketIsolatedWorld.toString()})(${json});`,
+    main: run(webSocketMainWorld.toString()),
+    isolated: run(webSocketIsolatedWorld.toString()),
   };
 }
 

@@ -67,6 +67,9 @@ export class PageSession {
       debug(`WebSockets of page ${targetId} not bridged: ${(error as Error).message}`);
     attached.catch(notBridged);
     setupDone.catch(notBridged);
+    // A launch returns once the tabs there have the scripts (ready()): the user's first
+    // navigation may come on another connection than this session's.
+    cdp.waitFor(setupDone);
     void session.closed.then((reason) => this.#closeSockets(reason.message));
     session.on('Runtime.executionContextCreated', ({ context }) => {
       if (context.name === options.world) this.#contexts.set(context.id, context.origin);

@@ -128,9 +128,9 @@ describe('Playwright: a drop is not a close', () => {
     await env.emu.admin.cutConnections(id);
     await eventually(() => endOf(browser)?.reason === 'connection_lost', 10_000, 'the drop');
 
-    // The network drops the re-attach's websocket on every connect it tries (three), as a
-    // flaky one may.
-    await env.emu.admin.injectFault({ path: '/cdp/*', dropConnection: true, count: 3 });
+    // The network drops the re-attach's websockets on every connect it tries (three), as a
+    // flaky one may: two per connect, the library's and the remote features' own.
+    await env.emu.admin.injectFault({ path: '/cdp/*', dropConnection: true, count: 6 });
     await expect(playwright.connectRemote(id, connection())).rejects.toThrow(
       `it still runs and is kept for 60 s: connectRemote('${id}') re-attaches`,
     );
@@ -200,7 +200,8 @@ describe('Puppeteer: a drop is not a close', () => {
     await env.emu.admin.cutConnections(id);
     await eventually(() => endOf(browser)?.reason === 'connection_lost', 10_000, 'the drop');
 
-    await env.emu.admin.injectFault({ path: '/cdp/*', dropConnection: true, count: 3 });
+    // Every connect's two websockets (Puppeteer's and the remote features'), three connects.
+    await env.emu.admin.injectFault({ path: '/cdp/*', dropConnection: true, count: 6 });
     await expect(puppeteer.connectRemote(id, connection())).rejects.toThrow(
       `it still runs and is kept for 60 s: connectRemote('${id}') re-attaches`,
     );
