@@ -19,6 +19,7 @@
 import type { Protocol } from 'devtools-protocol';
 import type { Dispatcher } from 'undici';
 import { createDebug } from '../http/debug.js';
+import { nodeEvents } from '../http/node-builtins.js';
 import { loadUndici } from '../http/undici.js';
 import type { HeaderEntry, PausedRequest } from './fetch-interception.js';
 import { type ExposedHosts, parseExposeNetwork } from './host-patterns.js';
@@ -71,6 +72,10 @@ export async function startNetworkTunnel(
   // `localhost` names are this machine's loopback, never another machine's (loopback-names.ts).
   const agent = new Agent({ keepAliveTimeout: 10_000, connect: { lookup: loopbackFirstLookup } });
   const inFlight = new AbortController();
+  // Every request in flight listens on this one signal: a dev server's first load has dozens
+  // (Vite's modules), past Node's default of 10, which would print a leak warning in the user's
+  // process. Each request removes its listener when it ends.
+  nodeEvents().setMaxListeners(Number.POSITIVE_INFINITY, inFlight.signal);
   const removeInterceptor = cdp.intercept({
     role: 'network-tunnel',
     patterns: hosts.fetchPatterns,

@@ -47,6 +47,44 @@ describe('exposeNetwork through Playwright', () => {
     }
   });
 
+  it('serves a page that loads 40 modules at once without a Node warning in the user\'s process', async () => {
+    // A Vite dev server's first load: dozens of module requests in flight together.
+    const modules = Array.from({ length: 40 }, (_, i) => `/m${i}.js`);
+    const site = await startLoopbackSite(
+      {
+        '/': `<!doctype html><title>loading</title><script type="module">
+await Promise.all(${JSON.stringify(modules)}.map((m) => import(m)));
+document.title = 'loaded ' + window.loaded;</script>`,
+      },
+      {
+        fallback: (_req, res) => {
+          // Held a moment so that all of them are in flight at once.
+          setTimeout(() => {
+            res
+              .writeHead(200, { 'content-type': 'text/javascript' })
+              .end('window.loaded = (window.loaded ?? 0) + 1;');
+          }, 200);
+        },
+      },
+    );
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    const browser = await launchRemote({ api });
+    try {
+      const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+      await page.goto(site.url('/'));
+      await expect.poll(() => page.title()).toBe('loaded 40');
+      // Node emits its warnings on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await browser.close();
+      await site.close();
+    }
+  });
+
   it('hands a 302 with cookies to the browser, keeps HttpOnly and sends page-set cookies back', async () => {
     const browser = await launchRemote({ api });
     try {
