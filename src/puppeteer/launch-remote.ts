@@ -31,6 +31,7 @@ import { preloadGeo } from '../remote-cdp/geo-resolve.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
+import { repairOutOfProcessFrames } from './oopif-frames.js';
 import { openChannel, startTransfers } from './transfers.js';
 
 const debug = createDebug('puppeteer');
@@ -146,6 +147,8 @@ async function connect(
           const open = () => openChannel(connected);
           // Side by side: their setup commands go out together, one round trip for all.
           await Promise.all([
+            // A popup's out-of-process iframes, which Puppeteer can leave without a context.
+            repairOutOfProcessFrames(connected),
             startRemoteFeatures(connected, open, options),
             startTransfers(connected, options.downloadBehavior, options.maxDownloadBytes).catch(
               (error: unknown) => {
