@@ -81,6 +81,18 @@ export function sendGeo(session: CommandSink, commands: readonly CdpCall[]): Pro
   ).then(() => {});
 }
 
+/** Commands to a child of `parent` (non-flat: wrapped in the parent's sendMessageToTarget). */
+function childSink(parent: TargetSession, sessionId: string): CommandSink {
+  let next = 0;
+  return {
+    send: (method, params = {}) =>
+      parent.send('Target.sendMessageToTarget', {
+        sessionId,
+        message: JSON.stringify({ id: ++next, method, params }),
+      }),
+  };
+}
+
 export interface TargetGeoOptions {
   /** Whether geo covers this target here (its context, its type). */
   covers(target: RemoteTarget): boolean;
@@ -100,7 +112,8 @@ export async function applyGeoToTargets(
 ): Promise<() => Promise<void>> {
   const sessions = new Map<string, Promise<TargetSession | undefined>>();
   let stopped = false;
-  const cover = (target: RemoteTarget): Promise<unknown> | undefined => {
+  /** `atStart`: a target there when geo starts (the session's own tab), not one announced later. */
+  const cover = (target: RemoteTarget, atStart = false): Promise<unknown> | undefined => {
     if (stopped || sessions.has(target.targetId) || !options.covers(target)) return undefined;
     const own = options.own?.(target);
     const commands = geoCommands(geo, target.type, own);
@@ -114,6 +127,23 @@ export async function applyGeoToTargets(
     const attached = answered.then(
       () => {
         void sendGeo(session, commands);
+        // The session's own tab also takes its workers and service workers as they are created
+        // (auto-attached, before they run): set long before any of its frames navigates. A page
+        // announced later (a popup) is not, since its iframes are attached at that very moment.
+        if (atStart && target.type === 'page') {
+          session.on('Target.attachedToTarget', (child) => {
+            void sendGeo(
+              childSink(session, child.sessionId),
+              geoCommands(geo, child.targetInfo.type, own),
+            );
+          });
+          void sendGeo(session, [
+            {
+              method: 'Target.setAutoAttach',
+              params: { autoAttach: true, waitForDebuggerOnStart: false, flatten: false },
+            },
+          ]);
+        }
         return session;
       },
       (error: unknown) => {
@@ -130,7 +160,7 @@ export async function applyGeoToTargets(
   const stopDestroyed = cdp.on('Target.targetDestroyed', (e: { targetId: string }) => {
     sessions.delete(e.targetId);
   });
-  await Promise.all([...cdp.targets.values()].map(cover));
+  await Promise.all([...cdp.targets.values()].map((target) => cover(target, true)));
   return async () => {
     stopped = true;
     stopCreated();
