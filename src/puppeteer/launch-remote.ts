@@ -31,6 +31,7 @@ import { preloadGeo } from '../remote-cdp/geo-resolve.js';
 import { openRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
+import { repairOutOfProcessFrames } from './oopif-frames.js';
 import { bridgeTransfers, downloadOptions } from './transfers.js';
 
 const debug = createDebug('puppeteer');
@@ -159,6 +160,8 @@ async function connect(
           features.adopt(connected);
           await Promise.all([
             features.ready(),
+            // A popup's out-of-process iframes, which Puppeteer can leave without a context.
+            repairOutOfProcessFrames(connected),
             bridgeTransfers(connected, features.downloads).catch((error: unknown) => {
               throw new RemoteBrowserError(
                 `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,

@@ -25,9 +25,6 @@ export type GeoField = 'timezoneId' | 'locale' | 'geolocation';
 /** Targets that run scripts: each gets the overrides on its own session. */
 const SCRIPT_TARGETS = new Set(['page', 'iframe', 'worker', 'shared_worker', 'service_worker']);
 
-/** Targets announced to their page's session as it auto-attaches: they get their overrides there. */
-const CHILD_TARGETS = new Set(['iframe', 'worker']);
-
 /** Targets with a document: only they serve `navigator.geolocation`. */
 const DOCUMENT_TARGETS = new Set(['page', 'iframe']);
 
@@ -115,27 +112,31 @@ export async function applyGeoToTargets(
 ): Promise<() => Promise<void>> {
   const sessions = new Map<string, Promise<TargetSession | undefined>>();
   let stopped = false;
-  const cover = (target: RemoteTarget): Promise<unknown> | undefined => {
-    // Frames and dedicated workers come as their page's children (below), not on their own.
-    if (CHILD_TARGETS.has(target.type)) return undefined;
+  /** `atStart`: a target there when geo starts (the session's own tab), not one announced later. */
+  const cover = (target: RemoteTarget, atStart = false): Promise<unknown> | undefined => {
     if (stopped || sessions.has(target.targetId) || !options.covers(target)) return undefined;
     const own = options.own?.(target);
     const commands = geoCommands(geo, target.type, own);
     if (commands.length === 0) return undefined;
-    // A page's out-of-process frames and dedicated workers are its children: auto-attached on
-    // the page's session, each is announced with its session before the library resumes it, and
-    // gets its overrides at once (no attach round trip of its own).
+    // Every target, out-of-process frames and workers included, gets a session of its own as
+    // Chromium announces it, never one auto-attached through its page's session: a
+    // Target.setAutoAttach of ours on a page while its cross-site iframe's target is being
+    // attached made Chromium drop the library's (Playwright's) session of that iframe before
+    // it resumed it, and the iframe never committed (the page's `load` never came).
     const { session, attached: answered } = cdp.attach(target.targetId);
     const attached = answered.then(
       () => {
-        session.on('Target.attachedToTarget', (child) => {
-          void sendGeo(
-            childSink(session, child.sessionId),
-            geoCommands(geo, child.targetInfo.type, own),
-          );
-        });
         void sendGeo(session, commands);
-        if (target.type === 'page' || target.type === 'iframe') {
+        // The session's own tab also takes its workers and service workers as they are created
+        // (auto-attached, before they run): set long before any of its frames navigates. A page
+        // announced later (a popup) is not, since its iframes are attached at that very moment.
+        if (atStart && target.type === 'page') {
+          session.on('Target.attachedToTarget', (child) => {
+            void sendGeo(
+              childSink(session, child.sessionId),
+              geoCommands(geo, child.targetInfo.type, own),
+            );
+          });
           void sendGeo(session, [
             {
               method: 'Target.setAutoAttach',
@@ -159,7 +160,7 @@ export async function applyGeoToTargets(
   const stopDestroyed = cdp.on('Target.targetDestroyed', (e: { targetId: string }) => {
     sessions.delete(e.targetId);
   });
-  await Promise.all([...cdp.targets.values()].map(cover));
+  await Promise.all([...cdp.targets.values()].map((target) => cover(target, true)));
   return async () => {
     stopped = true;
     stopCreated();
