@@ -31,6 +31,7 @@ import {
 import { deferred, downloadRecordings, type RecordingDownload } from './recordings.js';
 import { type EndEvent, RemoteSession } from './remote-session.js';
 import { lookUpConnection, type RemoteSessionInfo, sessionInfo } from './session-info.js';
+import { settleBoth } from './settle-both.js';
 import type { Slot } from './slots.js';
 import { ownClient, tracker } from './tracker.js';
 
@@ -62,6 +63,14 @@ export interface OpenedSession {
    * framework closes a dead browser before it launches another.
    */
   close(): Promise<void>;
+  /**
+   * The adapter's patched close() (or Puppeteer's disconnect(), `keep`): the session starts
+   * ending (close(), or finish(true) with `keep`) before `disconnect` runs, so the disconnect
+   * this causes is not taken for a drop; the DELETE leaves alongside the disconnect, not after
+   * it (ending the session drops the socket anyway). Both are waited for; a failed end (the
+   * session may still be running) wins over a failed disconnect.
+   */
+  end(disconnect: () => Promise<unknown>, keep?: boolean): Promise<void>;
   /**
    * The adapter's 'disconnected' without close(): a drop, not a close (reconnect-window.ts). The
    * session is kept for `reconnectWindowMs` when the service says it still runs, else ended;
@@ -184,9 +193,6 @@ export async function adoptSession(
   return adopt(sessionId, takeKept(sessionId), api, ownsApi, options, what);
 }
 
-/** Re-attaches made by drop-in launches in this process (said in their debug line). */
-let reattachedByLaunch = 0;
-
 /**
  * The drop-ins' launch: first re-attaches a session that a drop-in browser of this process
  * (same account and session options: `reuseKeyOf`) dropped and that is kept in the reconnect
@@ -194,6 +200,9 @@ let reattachedByLaunch = 0;
  * said (`REMOTE_BROWSER_REATTACH_FAILED`). `connect` is the adapter's; a browser it returns on
  * a created session keeps it after a drop for the next such launch (`OpenedSession.close`).
  */
+/** Re-attaches made by drop-in launches in this process (said in their debug line). */
+let reattachedByLaunch = 0;
+
 export async function launchReusing<B>(
   options: LaunchRemoteOptions,
   what: string,
@@ -413,6 +422,10 @@ function leaseSession({
         }
         return finish();
       });
+    },
+    end(disconnect, keep = false) {
+      const ending = keep ? finish(true) : this.close();
+      return settleBoth(disconnect(), ending);
     },
     async abandon(error) {
       // First line only: Playwright appends a multi-line call log (kept in the redacted cause).

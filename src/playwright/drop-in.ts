@@ -12,6 +12,7 @@ import type {
   BrowserType,
   LaunchOptions,
 } from 'playwright-core';
+import { endSessionOf } from '../launch/browser-registry.js';
 import {
   type DropInRemoteOptions,
   mapUserDataDir,
@@ -19,10 +20,9 @@ import {
   WHY,
 } from '../launch/drop-in-options.js';
 import { LaunchError } from '../launch/errors.js';
-import { settleBoth } from '../launch/settle-both.js';
 import { applyContextOptions } from './context-options.js';
 import { sortLaunchOptions } from './launch-options.js';
-import { launchDropIn, type PlaywrightRemoteOptions } from './launch-remote.js';
+import { closeNative, launchDropIn, type PlaywrightRemoteOptions } from './launch-remote.js';
 import { loadChromium } from './load.js';
 
 export type RemoteLaunchOptions = LaunchOptions & {
@@ -121,12 +121,12 @@ export const chromium: RemoteChromium = {
     }
     const closeContext = context.close;
     context.close = async function close(this: BrowserContext, closeOptions?: { reason?: string }) {
-      // The browser's close() starts first: closing the default context closes the browser, and
-      // a disconnect that came before close() would be taken for a drop (the session kept).
-      const closed = browser.close();
-      await settleBoth(
-        closeContext.call(context, closeOptions).catch(() => {}),
-        closed,
+      // Closing the default context closes the browser: the session's end, as browser.close().
+      await endSessionOf(browser, () =>
+        Promise.all([
+          closeContext.call(context, closeOptions).catch(() => {}),
+          closeNative(browser),
+        ]),
       );
     };
     return context;

@@ -1,15 +1,5 @@
-import { keptSessionOf, sessionRunning, wasDropped } from '../launch/browser-registry.js';
-import {
-  createPool,
-  type RemoteSessionPool,
-  type SessionPoolOptions,
-} from '../launch/session-pool.js';
-import {
-  connectRemote,
-  launchRemote,
-  type PuppeteerRemoteOptions,
-  type RemoteBrowser,
-} from './launch-remote.js';
+import type { RemoteSessionPool, SessionPoolOptions } from '../launch/session-pool.js';
+import { createPool, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
 
 export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, SessionPoolOptions {}
 
@@ -22,14 +12,5 @@ export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, Ses
 export function createSessionPool(
   options: PuppeteerSessionPoolOptions = {},
 ): RemoteSessionPool<RemoteBrowser> {
-  return createPool<RemoteBrowser, PuppeteerRemoteOptions>(options, launchRemote, {
-    close: (browser) => browser.close(),
-    isAlive: (browser) => browser.connected,
-    dropped: (browser) => wasDropped(browser),
-    stillRunning: (browser, timeoutMs) => sessionRunning(browser, timeoutMs),
-    reattach: async (browser, options) => {
-      const id = await keptSessionOf(browser);
-      return id === undefined ? undefined : connectRemote(id, options);
-    },
-  });
+  return createPool(options);
 }
