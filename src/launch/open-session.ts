@@ -200,9 +200,6 @@ export async function adoptSession(
  * said (`REMOTE_BROWSER_REATTACH_FAILED`). `connect` is the adapter's; a browser it returns on
  * a created session keeps it after a drop for the next such launch (`OpenedSession.close`).
  */
-/** Re-attaches made by drop-in launches in this process (said in their debug line). */
-let reattachedByLaunch = 0;
-
 export async function launchReusing<B>(
   options: LaunchRemoteOptions,
   what: string,
@@ -256,7 +253,7 @@ async function reattachKept(
     reuseKey,
   );
   debug(
-    `${what}: re-attached session ${previous.id} after its connection dropped, instead of creating a new one (${++reattachedByLaunch} in this process)`,
+    `${what}: re-attached session ${previous.id} after its connection dropped, instead of creating a new one (${++tracker.reattachedByLaunch} in this process)`,
   );
   return opened;
 }

@@ -37,6 +37,7 @@ import {
   recordEnded,
   targetingOf,
 } from './ledger.js';
+import { AccountSlots, type Slot } from './slots.js';
 
 const debug = createDebug('launch');
 
@@ -88,6 +89,22 @@ export interface TrackerObserver {
   reported?(id: string, end: SessionEnd): void;
 }
 
+/** What a re-attach takes out of the reconnect window: the session, said and ended the window's way. */
+export interface TakenKept {
+  readonly id: string;
+  handOff(): Slot | undefined;
+  end(): Promise<void>;
+  report(end: SessionEnd): void;
+}
+
+/** A session kept after a drop, in its reconnect window (reconnect-window.ts decides and takes). */
+export interface KeptSession {
+  /** A drop-in's reuse key (`reuseKeyOf`): the next drop-in launch with it may take the session. */
+  readonly reuseKey: string | undefined;
+  /** Out of the window, for a re-attach: the window stops watching the session. */
+  take(): TakenKept;
+}
+
 /** How a DELETE ended: the session was deleted, or had already ended (404). */
 export type Ended = 'deleted' | 'gone';
 
@@ -116,6 +133,58 @@ export class SessionTracker {
   readonly #observers = new Set<TrackerObserver>();
   /** Background clean-ups per client, so a client launch/ built is closed only after them. */
   readonly #cleanups = new WeakMap<BrowserApi, Set<Promise<unknown>>>();
+  /** The account slots, one per account (`accountKeyOf`): every client of one account shares them. */
+  readonly #accounts = new Map<string, AccountSlots>();
+  /** The clients launch/ built for itself: they share one per-client cache (`clientKey`). */
+  readonly #ownClients = new WeakSet<BrowserApi>();
+  /** A number per caller's client, for drop-in reuse keys (`reuseKeyOf`). */
+  readonly #clientNumbers = new WeakMap<BrowserApi, number>();
+  #clients = 0;
+
+  /** Sessions kept after a drop, in their reconnect window, by id (reconnect-window.ts). */
+  readonly kept = new Map<string, KeptSession>();
+  /** Drops of a reuse key whose service lookup is still on the wire (reconnect-window.ts). */
+  readonly deciding = new Map<string, Set<Promise<void>>>();
+  /** Kept sessions whose browser was closed after its drop: only a launch of this process can take them. */
+  readonly closedKept = new Set<string>();
+  /** Re-attaches made by drop-in launches in this process (said in their debug line). */
+  reattachedByLaunch = 0;
+  /** The process hooks installed (exit-hooks.ts): the exit hooks' remover, the idle hook. */
+  readonly hooks: { exit?: (() => void) | undefined; idle?: boolean } = {};
+
+  /** The slots of `account` (`accountKeyOf(api)`), one per account in this process. */
+  slotsOf(account: string): AccountSlots {
+    let slots = this.#accounts.get(account);
+    if (!slots) {
+      slots = new AccountSlots();
+      this.#accounts.set(account, slots);
+    }
+    return slots;
+  }
+
+  /** Marks a client launch/ built for itself (no `api` option). */
+  ownClient(api: BrowserApi): BrowserApi {
+    this.#ownClients.add(api);
+    return api;
+  }
+
+  /**
+   * The key of a client's caches (preflight results, profile creates): its own for a caller's
+   * client, which end with it; one shared key for every client launch/ built itself.
+   */
+  clientKey(api: BrowserApi): object {
+    return this.#ownClients.has(api) ? OWN_CLIENTS : api;
+  }
+
+  /** A number for a caller's client, the same for its life. */
+  clientNumber(api: BrowserApi): number {
+    let n = this.#clientNumbers.get(api);
+    if (n === undefined) {
+      n = ++this.#clients;
+      this.#clientNumbers.set(api, n);
+    }
+    return n;
+  }
 
   /** Creates not yet settled. */
   creates(): TrackedCreate[] {
@@ -439,21 +508,20 @@ function listRunning(api: BrowserApi): Promise<RunningSession[]> {
   );
 }
 
-/** The clients launch/ built for itself: they share one per-client cache (`clientKey`). */
-const ownClients = new WeakSet<BrowserApi>();
 /** The one cache key of the clients launch/ built itself. */
 export const OWN_CLIENTS: object = {};
 
 /** Marks a client launch/ built for itself (no `api` option). */
 export function ownClient(api: BrowserApi): BrowserApi {
-  ownClients.add(api);
-  return api;
+  return tracker.ownClient(api);
 }
 
-/**
- * The key of a client's caches (preflight results, profile creates): its own for a caller's
- * client, which end with it; one shared key for every client launch/ built itself.
- */
+/** The slots of `account` (`accountKeyOf(api)`), one per account in this process. */
+export function slotsOf(account: string): AccountSlots {
+  return tracker.slotsOf(account);
+}
+
+/** The key of a client's caches (`SessionTracker.clientKey`). */
 export function clientKey(api: BrowserApi): object {
-  return ownClients.has(api) ? OWN_CLIENTS : api;
+  return tracker.clientKey(api);
 }
