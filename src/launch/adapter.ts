@@ -7,18 +7,19 @@
  */
 import { RemoteBrowserError } from '../http/errors.js';
 import { preloadGeo } from '../remote-cdp/geo-resolve.js';
+import { adoptSession, launchReusing } from './attach-session.js';
 import { keptSessionOf, register, sessionRunning, wasDropped } from './browser-registry.js';
-import {
-  adoptSession,
-  connectWithin,
-  launchReusing,
-  type OpenedSession,
-  openSession,
-} from './open-session.js';
+import { connectWithin } from './connect-within.js';
+import { type OpenedSession, openSession } from './open-session.js';
 import { LAUNCH_SCHEMAS } from './option-schemas.js';
 import type { LaunchRemoteOptions } from './options.js';
 import { parseEntry } from './parse-options.js';
-import { createPool, type RemoteSessionPool, type SessionPoolOptions } from './session-pool.js';
+import {
+  checkPoolOptions,
+  type RemoteSessionPool,
+  type SessionPoolOptions,
+} from './pool-options.js';
+import { SessionPool } from './session-pool.js';
 
 /**
  * The session's end, as an adapter's patched close()/disconnect() calls it: the session starts
@@ -173,4 +174,43 @@ export function featureFailed(what: string, feature: string) {
       cause: error,
     });
   };
+}
+
+/** How an adapter's browsers look to a pool; `reattach` gets the pool's launch options. */
+export interface PooledBrowser<B, O> {
+  close(browser: B): Promise<void>;
+  isAlive(browser: B): boolean;
+  dropped(browser: B): boolean;
+  reattach(browser: B, options: O): Promise<B | undefined>;
+  stillRunning(browser: B, timeoutMs: number): Promise<boolean>;
+}
+
+/**
+ * An adapter's `createSessionPool()`: splits the pool's own options from the launch options,
+ * checks them before anything is launched, and launches refills without waiting for a slot.
+ */
+export function createPool<B, O extends { idleTimeoutMinutes?: number | undefined }>(
+  options: O & SessionPoolOptions,
+  launch: (options: O & { waitForSlot: boolean }) => Promise<B>,
+  browsers: PooledBrowser<B, O>,
+): RemoteSessionPool<B> {
+  const { size, maxWarmAgeMs, checkWarmAfterMs, budget, ...rest } = options;
+  const launchOptions = rest as unknown as O;
+  const checked = checkPoolOptions('createSessionPool', {
+    size,
+    maxWarmAgeMs,
+    checkWarmAfterMs,
+    idleTimeoutMinutes: launchOptions.idleTimeoutMinutes,
+  });
+  return new SessionPool<B>(
+    {
+      close: browsers.close,
+      isAlive: browsers.isAlive,
+      dropped: browsers.dropped,
+      stillRunning: browsers.stillRunning,
+      reattach: (browser) => browsers.reattach(browser, launchOptions),
+      launch: (waitForSlot) => launch({ ...launchOptions, waitForSlot }),
+    },
+    { ...checked, budget },
+  );
 }

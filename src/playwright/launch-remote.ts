@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, BrowserType } from 'playwright-core';
 import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
 import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
-import type { RemoteSessionPool, SessionPoolOptions } from '../launch/session-pool.js';
+import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startDownloads } from './downloads.js';

@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import type { RemoteSessionPool, SessionPoolOptions } from '../launch/session-pool.js';
+import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
 import { createPool, type PlaywrightRemoteOptions } from './launch-remote.js';
 
 export interface PlaywrightSessionPoolOptions extends PlaywrightRemoteOptions, SessionPoolOptions {}

@@ -16,7 +16,7 @@ import type {
 import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
 import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
-import type { RemoteSessionPool, SessionPoolOptions } from '../launch/session-pool.js';
+import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';

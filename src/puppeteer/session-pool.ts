@@ -1,4 +1,4 @@
-import type { RemoteSessionPool, SessionPoolOptions } from '../launch/session-pool.js';
+import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
 import { createPool, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
 
 export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, SessionPoolOptions {}

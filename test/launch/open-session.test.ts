@@ -8,8 +8,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { Recordings } from '../../src/browser-api/resources/recordings.js';
+import { adoptSession } from '../../src/launch/attach-session.js';
+import { connectWithin } from '../../src/launch/connect-within.js';
 import { LaunchError, PreflightError } from '../../src/launch/errors.js';
-import { adoptSession, connectWithin, openSession } from '../../src/launch/open-session.js';
+import { openSession } from '../../src/launch/open-session.js';
 import { isKept } from '../../src/launch/reconnect-window.js';
 import { PROBE_TIMEOUT_MS } from '../../src/launch/remote-session.js';
 import { json } from '../helpers/http-server.js';
