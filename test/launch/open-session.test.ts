@@ -697,3 +697,51 @@ describe("the adapter's finish()", () => {
     expect(service.calls('DELETE', DELETES)).toHaveLength(1);
   });
 });
+
+describe("end(): the adapter's close and disconnect, ordered by the session", () => {
+  const launch = () =>
+    openSession(
+      { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+      'launchRemote',
+    );
+
+  it('the end starts before the disconnect: the disconnect it causes is not a drop', async () => {
+    const opened = await launch();
+    opened.connected();
+    let stateAtDisconnect: string | undefined;
+    await opened.end(async () => {
+      stateAtDisconnect = opened.lease.state;
+      // What the library's 'disconnected' does while its close runs.
+      opened.dropped();
+    });
+    expect(stateAtDisconnect).toBe('ending');
+    expect(opened.wasDropped()).toBe(false);
+    expect(opened.lease.state).toBe('ended');
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+    // A drop would have asked the service whether the session still runs.
+    expect(service.calls('GET', DELETES)).toHaveLength(0);
+  });
+
+  it("with keep (Puppeteer's disconnect()), the session is handed over first and not deleted", async () => {
+    const opened = await launch();
+    opened.connected();
+    await opened.end(async () => opened.dropped(), true);
+    expect(opened.lease.state).toBe('handed-over');
+    expect(opened.wasDropped()).toBe(false);
+    expect(service.calls('DELETE', DELETES)).toHaveLength(0);
+    expect(service.calls('GET', DELETES)).toHaveLength(0);
+  });
+
+  it('a failed disconnect is thrown after the session was ended', async () => {
+    const opened = await launch();
+    opened.connected();
+    const error = await rejection(
+      opened.end(async () => {
+        throw new Error('socket already closed');
+      }),
+    );
+    expect(error.message).toBe('socket already closed');
+    expect(opened.lease.state).toBe('ended');
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+  });
+});
