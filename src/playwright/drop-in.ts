@@ -22,7 +22,7 @@ import {
 import { LaunchError } from '../launch/errors.js';
 import { applyContextOptions } from './context-options.js';
 import { sortLaunchOptions } from './launch-options.js';
-import { closeNative, launchDropIn, type PlaywrightRemoteOptions } from './launch-remote.js';
+import { closeNative, type PlaywrightRemoteOptions, playwrightEntries } from './launch-remote.js';
 import { loadChromium } from './load.js';
 
 export type RemoteLaunchOptions = LaunchOptions & {
@@ -60,7 +60,7 @@ export interface RemoteChromium {
 async function launch(what: string, options: Record<string, unknown>): Promise<Browser> {
   const sorted = sortLaunchOptions(what, options, false);
   settleIgnored(what, sorted.ignored, sorted.dropIn.strict === true);
-  const browser = await launchDropIn(sorted.remote);
+  const browser = await playwrightEntries.launchDropIn(sorted.remote);
   guardNewContext(browser, what, sorted.dropIn.strict === true);
   if (Object.keys(sorted.context).length) {
     const context = browser.contexts()[0];
@@ -107,7 +107,7 @@ export const chromium: RemoteChromium = {
     const dir = mapUserDataDir(userDataDir, sorted.dropIn.userDataDir);
     const ignored = dir.kind === 'ignored' ? [...sorted.ignored, dir.ignored] : sorted.ignored;
     settleIgnored(what, ignored, sorted.dropIn.strict === true);
-    const browser = await launchDropIn({
+    const browser = await playwrightEntries.launchDropIn({
       ...(dir.kind === 'profile' ? { profile: { name: dir.name, storeCache: true } } : {}),
       ...sorted.remote,
     });

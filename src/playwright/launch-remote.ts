@@ -9,7 +9,6 @@ import type { Browser, BrowserContext, BrowserType } from 'playwright-core';
 import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
 import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
-import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
 import { cdpChannel } from '../remote-cdp/cdp-channel.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startDownloads } from './downloads.js';
@@ -82,22 +81,15 @@ export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions,
   handOut: (browser, options) => guardExtraContexts(browser, options.extraContexts),
 };
 
-const entries = remoteEntries(playwrightAdapter);
+/** The entries over this adapter; the drop-in and the pool call them too. */
+export const playwrightEntries = remoteEntries(playwrightAdapter);
 
 /**
  * Creates a remote session and returns the native Playwright `Browser` connected to it. Every
  * option is checked first: a wrong one is a RequestValidationError, and nothing is created.
  */
 export function launchRemote(options: PlaywrightRemoteOptions = {}): Promise<Browser> {
-  return entries.launchRemote(options);
-}
-
-/**
- * The drop-ins' launchRemote(): re-attaches a session a drop-in browser of this process dropped
- * (same account and session options) before it creates one (`launchReusing`).
- */
-export function launchDropIn(options: PlaywrightRemoteOptions = {}): Promise<Browser> {
-  return entries.launchDropIn(options);
+  return playwrightEntries.launchRemote(options);
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
@@ -105,12 +97,5 @@ export function connectRemote(
   sessionId: string,
   options: PlaywrightRemoteOptions = {},
 ): Promise<Browser> {
-  return entries.connectRemote(sessionId, options);
-}
-
-/** `createSessionPool()` (session-pool.ts) builds on this. */
-export function createPool(
-  options: PlaywrightRemoteOptions & SessionPoolOptions,
-): RemoteSessionPool<Browser> {
-  return entries.createSessionPool(options);
+  return playwrightEntries.connectRemote(sessionId, options);
 }

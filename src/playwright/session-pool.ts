@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
-import { createPool, type PlaywrightRemoteOptions } from './launch-remote.js';
+import { type PlaywrightRemoteOptions, playwrightEntries } from './launch-remote.js';
 
 export interface PlaywrightSessionPoolOptions extends PlaywrightRemoteOptions, SessionPoolOptions {}
 
@@ -13,5 +13,5 @@ export interface PlaywrightSessionPoolOptions extends PlaywrightRemoteOptions, S
 export function createSessionPool(
   options: PlaywrightSessionPoolOptions = {},
 ): RemoteSessionPool<Browser> {
-  return createPool(options);
+  return playwrightEntries.createSessionPool(options);
 }

@@ -32,7 +32,11 @@ import {
 import { LaunchError } from '../launch/errors.js';
 import { withUserGeo } from '../remote-cdp/geo-resolve.js';
 import { parseLaunchOptions } from './launch-options.js';
-import { launchDropIn, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
+import {
+  type PuppeteerRemoteOptions,
+  puppeteerEntries,
+  type RemoteBrowser,
+} from './launch-remote.js';
 import { loadPuppeteer } from './load.js';
 
 const IGNORED: Record<string, string> = {
@@ -105,7 +109,7 @@ async function launch(options: Record<string, unknown>): Promise<RemoteBrowser> 
   const passed: Record<string, unknown> = {};
   for (const key of PASSED) if (options[key] !== undefined) passed[key] = options[key];
   if (passed.defaultViewport == null && args.windowSize) passed.defaultViewport = args.windowSize;
-  const browser = await launchDropIn({
+  const browser = await puppeteerEntries.launchDropIn({
     ...(dir.kind === 'profile' ? { profile: { name: dir.name, storeCache: true } } : {}),
     ...remote,
     ...passed,

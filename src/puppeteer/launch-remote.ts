@@ -16,7 +16,6 @@ import type {
 import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
 import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
-import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
 import { startRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
@@ -115,22 +114,15 @@ export const puppeteerAdapter: LibraryAdapter<
   },
 };
 
-const entries = remoteEntries(puppeteerAdapter);
+/** The entries over this adapter; the drop-in and the pool call them too. */
+export const puppeteerEntries = remoteEntries(puppeteerAdapter);
 
 /**
  * Creates a remote session and returns the native Puppeteer `Browser` connected to it. Every
  * option is checked first: a wrong one is a RequestValidationError, and nothing is created.
  */
 export function launchRemote(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
-  return entries.launchRemote(options);
-}
-
-/**
- * The drop-in's launchRemote(): re-attaches a session a drop-in browser of this process dropped
- * (same account and session options) before it creates one (`launchReusing`).
- */
-export function launchDropIn(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
-  return entries.launchDropIn(options);
+  return puppeteerEntries.launchRemote(options);
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
@@ -138,12 +130,5 @@ export function connectRemote(
   sessionId: string,
   options: PuppeteerRemoteOptions = {},
 ): Promise<RemoteBrowser> {
-  return entries.connectRemote(sessionId, options);
-}
-
-/** `createSessionPool()` (session-pool.ts) builds on this. */
-export function createPool(
-  options: PuppeteerRemoteOptions & SessionPoolOptions,
-): RemoteSessionPool<RemoteBrowser> {
-  return entries.createSessionPool(options);
+  return puppeteerEntries.connectRemote(sessionId, options);
 }

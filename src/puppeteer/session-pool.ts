@@ -1,5 +1,9 @@
 import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
-import { createPool, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
+import {
+  type PuppeteerRemoteOptions,
+  puppeteerEntries,
+  type RemoteBrowser,
+} from './launch-remote.js';
 
 export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, SessionPoolOptions {}
 
@@ -12,5 +16,5 @@ export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, Ses
 export function createSessionPool(
   options: PuppeteerSessionPoolOptions = {},
 ): RemoteSessionPool<RemoteBrowser> {
-  return createPool(options);
+  return puppeteerEntries.createSessionPool(options);
 }
