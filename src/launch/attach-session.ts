@@ -13,7 +13,7 @@ import { clientFor, launchScope, openSession, remaining } from './open-session.j
 import { leaseSession, type OpenedSession } from './opened-session.js';
 import type { LaunchRemoteOptions } from './options.js';
 import {
-  REATTACH_ATTEMPTS,
+  reattachTries,
   reuseKeyOf,
   type TakenKept,
   takeKept,
@@ -52,22 +52,15 @@ export async function launchReusing<B>(
   connect: (opened: OpenedSession) => Promise<B>,
 ): Promise<B> {
   const reuseKey = reuseKeyOf(options);
-  // A re-attach cut before it connected leaves the session kept (abandon()): try it again, a
-  // few times, before a create bills a new one.
-  for (let attempt = 1; reuseKey !== undefined && attempt <= REATTACH_ATTEMPTS; attempt++) {
-    const again = await reattachKept(reuseKey, options, what).catch((error: unknown) => {
-      debug(`re-attaching a kept session failed, creating one: ${(error as Error).message}`);
-      return undefined;
-    });
-    if (!again) break;
-    try {
-      return await connect(again);
-    } catch (error) {
-      // The connect's abandon() said so: kept again (the next attempt takes it) or ended.
-      debug(`re-attaching a kept session failed: ${(error as Error).message}`);
-    }
-  }
-  return connect(await openSession(options, what, reuseKey));
+  // Before a create bills a new session.
+  const again =
+    reuseKey === undefined
+      ? undefined
+      : await reattachTries(async () => {
+          const kept = await reattachKept(reuseKey, options, what);
+          return kept && connect(kept);
+        });
+  return again ?? connect(await openSession(options, what, reuseKey));
 }
 
 /**

@@ -45,6 +45,24 @@ export const DEFAULT_RECONNECT_WINDOW_MS = 60_000;
  */
 export const REATTACH_ATTEMPTS = 3;
 
+/**
+ * One re-attach, tried up to REATTACH_ATTEMPTS times: the pools' and the drop-ins' one loop. A
+ * try the network cut before it connected leaves its session kept (the connect's abandon()),
+ * and the next try takes it again. Undefined when a try finds nothing kept, or every try failed.
+ */
+export async function reattachTries<B>(
+  attempt: () => Promise<B | undefined>,
+): Promise<B | undefined> {
+  for (let tries = 1; tries <= REATTACH_ATTEMPTS; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      debug(`re-attaching a kept session failed: ${(error as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
 /** What one dropped session needs from its launch. */
 export interface Dropped {
   /** The session whose connection dropped (state `dropped`). */

@@ -37,7 +37,7 @@ import {
   type RemoteSessionPool,
   type SessionPoolStats,
 } from './pool-options.js';
-import { REATTACH_ATTEMPTS } from './reconnect-window.js';
+import { reattachTries } from './reconnect-window.js';
 
 const debug = createDebug('pool');
 
@@ -239,19 +239,9 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   }
 
   async #reattach(browser: B): Promise<B | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const again = await this.#driver.reattach(browser);
-        if (again) this.#stats.reattached++;
-        return again;
-      } catch (error) {
-        debug(`re-attaching a dropped session failed: ${(error as Error).message}`);
-        // A re-attach cut before it connected leaves its session kept, and the next call takes
-        // it (undefined once it has ended); after that the caller falls back to a warm or new
-        // session.
-        if (attempt >= REATTACH_ATTEMPTS) return undefined;
-      }
-    }
+    const again = await reattachTries(() => this.#driver.reattach(browser));
+    if (again) this.#stats.reattached++;
+    return again;
   }
 
   #discard(browser: B, why: string): Promise<void> {
