@@ -12,6 +12,7 @@ const GROUPS = {
   lease: [
     'src/launch/remote-session.ts',
     'src/launch/tracker.ts',
+    'src/launch/creates.ts',
     'src/launch/reconnect-window.ts',
     'src/launch/end-reason.ts',
   ],
@@ -20,7 +21,12 @@ const GROUPS = {
     'src/emulator/browser-service/session-lifecycle.ts',
     'src/emulator/browser-service/sessions.ts',
   ],
-  pool: ['src/launch/session-pool.ts', 'src/launch/slots.ts', 'src/launch/create-session.ts'],
+  pool: [
+    'src/launch/session-pool.ts',
+    'src/launch/pool-options.ts',
+    'src/launch/slots.ts',
+    'src/launch/create-session.ts',
+  ],
   transport: [
     'src/http/transport.ts',
     'src/http/attempt.ts',
@@ -55,6 +61,10 @@ const GROUPS = {
   ],
   'launch-open': [
     'src/launch/open-session.ts',
+    'src/launch/opened-session.ts',
+    'src/launch/attach-session.ts',
+    'src/launch/connect-within.ts',
+    'src/launch/adapter.ts',
     'src/launch/preflight.ts',
     'src/launch/profiles.ts',
     'src/launch/recordings.ts',

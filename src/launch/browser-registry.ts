@@ -11,6 +11,17 @@ export function register(browser: object, opened: OpenedSession): void {
   sessions.set(browser, opened);
 }
 
+/**
+ * Ends the browser's session alongside `disconnect`, the session's end started first (see
+ * `OpenedSession.end`): for a close that is not the browser's own (a drop-in's persistent context).
+ */
+export function endSessionOf(browser: object, disconnect: () => Promise<unknown>): Promise<void> {
+  const opened = sessions.get(browser);
+  if (!opened)
+    return Promise.reject(new TypeError('this browser was not launched by remote-browser'));
+  return opened.end(disconnect);
+}
+
 /** The remote session behind a browser from launchRemote()/connectRemote(). */
 export function sessionOf(browser: object): RemoteSessionInfo {
   const opened = sessions.get(browser);

@@ -12,7 +12,7 @@ import type { BrowserApi, SessionCreated, SessionCreateParams } from '../browser
 import { type CallScope, raceAbort } from '../http/call-options.js';
 import { isRateLimitError } from '../http/errors.js';
 import { recorder, reserveSession } from './metering.js';
-import { type Slot, slotsOf, takeSlot, waitForSlot } from './slots.js';
+import { type Slot, takeSlot, waitForSlot } from './slots.js';
 import { isLostCreate, tracker } from './tracker.js';
 
 /** The create request's own timeout: long, because cutting it short is what orphans sessions. */
@@ -41,7 +41,7 @@ export async function createSession(
   options: CreateOptions,
 ): Promise<CreatedSession> {
   const { scope, what } = options;
-  const slots = slotsOf(accountKeyOf(api));
+  const slots = tracker.slotsOf(accountKeyOf(api));
   // A budget refuses here, before any request (BudgetExceededError); a refused create gives it back.
   const budgets = reserveSession(what);
   let slotWaitMs = 0;

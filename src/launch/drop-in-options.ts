@@ -47,6 +47,41 @@ export const WHY = {
   unknown: 'not an option of the local launch this drop-in replaces',
 } as const;
 
+/** The drop-in's own `strict` and `userDataDir`, split from the options `launchRemote()` takes. */
+export function splitRemote<R>(raw: unknown): { dropIn: DropInRemoteOptions; remote: R } {
+  const { strict, userDataDir, ...remote } = (raw ?? {}) as DropInRemoteOptions;
+  return {
+    dropIn: {
+      ...(strict !== undefined ? { strict } : {}),
+      ...(userDataDir !== undefined ? { userDataDir } : {}),
+    },
+    remote: remote as R,
+  };
+}
+
+/**
+ * Sorts a local launch's keys but the `mapped` ones: a key of `ignoredWhy` is ignored for its
+ * reason unless it holds its local default; any other key set goes to `other` when given (a
+ * persistent context's context options), else is ignored as unknown.
+ */
+export function sortLocalKeys(
+  options: Record<string, unknown>,
+  mapped: ReadonlySet<string>,
+  ignoredWhy: Readonly<Record<string, string>>,
+  other?: (key: string, value: unknown) => void,
+): Ignored[] {
+  const ignored: Ignored[] = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (mapped.has(key) || value === undefined) continue;
+    const why = ignoredWhy[key];
+    if (why !== undefined) {
+      if (!isLocalDefault(key, value)) ignored.push({ option: key, why });
+    } else if (other) other(key, value);
+    else ignored.push({ option: key, why: WHY.unknown });
+  }
+  return ignored;
+}
+
 const warned = new Set<string>();
 
 /**

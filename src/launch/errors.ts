@@ -1,5 +1,6 @@
 import type { TargetingIssue } from '../browser-api/schemas/configurations.js';
 import { RemoteBrowserError } from '../http/errors.js';
+import { redact } from '../http/redact.js';
 
 /** A launch or connect step failed. The message names the call; `cause` is the original. */
 export class LaunchError extends RemoteBrowserError {
@@ -48,4 +49,23 @@ export class ProfileLimitError extends RemoteBrowserError {
     super(message, { cause });
     this.existing = existing;
   }
+}
+
+/** Anything can be thrown: a `message` that is not a string must not break the cleanup. */
+export function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : String(error);
+}
+
+/**
+ * Connect failures carry the cdp_url (Playwright's call log, Puppeteer's `ws` ErrorEvent that
+ * prints its target when inspected): replace them with a plain Error whose text is redacted.
+ */
+export function cleanCause(error: unknown): Error {
+  const clean = new Error(redact(messageOf(error)));
+  clean.name = error instanceof Error ? error.name : 'ConnectError';
+  clean.stack = redact(
+    error instanceof Error && error.stack ? error.stack : `${clean.name}: ${clean.message}`,
+  );
+  return clean;
 }

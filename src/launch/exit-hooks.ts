@@ -6,6 +6,8 @@
  * itself we only clean up; when nobody else does, we clean up and then do what Node would have
  * done (re-raise the signal; print the error and exit with code 1). The listeners are
  * cooperative ones of http/process-signals.ts, the module the emulator's handlers use too.
+ * Every process hook of the library is installed here (`onIdle` too); what they installed is
+ * the registry's (`tracker.hooks`).
  */
 import { cleanupOnSignals, cleanupOnUncaught, onProcessEnd } from '../http/process-signals.js';
 import { recorder } from './metering.js';
@@ -29,11 +31,10 @@ export interface ExitHookOptions {
   timeoutMs?: number;
 }
 
-let installed: (() => void) | undefined;
-
 /** Installs the hooks once per process; returns a function that removes them. */
 export function installExitHooks(options: ExitHookOptions = {}): () => void {
-  if (installed) return installed;
+  const { hooks } = tracker;
+  if (hooks.exit) return hooks.exit;
   const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
   const timeoutMs = options.timeoutMs ?? 5000;
 
@@ -60,8 +61,20 @@ export function installExitHooks(options: ExitHookOptions = {}): () => void {
 
   const uninstall = () => {
     for (const remove of removers) remove();
-    installed = undefined;
+    hooks.exit = undefined;
   };
-  installed = uninstall;
+  hooks.exit = uninstall;
   return uninstall;
+}
+
+/**
+ * Runs `end` once the event loop runs dry (`beforeExit`), installed once per process and not
+ * opt-in: the sessions a drop-in's close() left kept for the next drop-in launch
+ * (reconnect-window.ts `keptAfterClose`) can be taken by nothing else, so they end there
+ * instead of waiting for their window (whose timer does not hold the process).
+ */
+export function onIdle(end: () => void): void {
+  if (tracker.hooks.idle) return;
+  tracker.hooks.idle = true;
+  onProcessEnd('beforeExit', end);
 }

@@ -1,17 +1,14 @@
+export { adoptSession } from './attach-session.js';
 export { recordingOf, register, sessionEndOf, sessionOf } from './browser-registry.js';
 export type { BudgetOptions } from './budget.js';
+export { connectWithin } from './connect-within.js';
 export type { SessionEnd, SessionEndReason } from './end-reason.js';
 export { SESSION_WARNING_CODES } from './end-reason.js';
 export { LaunchError, PreflightError, type PreflightIssue, ProfileLimitError } from './errors.js';
 export { type ExitHookOptions, installExitHooks } from './exit-hooks.js';
 export { cacheDir, ledgerPath } from './ledger.js';
 export { setBudget, settleUsage, usage } from './metering.js';
-export {
-  adoptSession,
-  connectWithin,
-  type OpenedSession,
-  openSession,
-} from './open-session.js';
+export { type OpenedSession, openSession } from './open-session.js';
 export type {
   ConnectOptions,
   LaunchRemoteOptions,

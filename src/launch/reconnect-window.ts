@@ -9,7 +9,7 @@
  * - ended → nothing to keep; the reason is inferred (end-reason.ts) and said;
  * - 404 → past retention; an unanswered lookup → ended as before (fail closed).
  *
- * The kept sessions are process-wide, by id: `connectRemote(id)` may use another client than
+ * The kept sessions are the registry's (`tracker.kept`), by id: `connectRemote(id)` may use another client than
  * the launch did. The window's timer is unref'd: a process with nothing else to do exits, and
  * its exit hooks (or the watchdog) end the kept session like any other.
  *
@@ -21,16 +21,18 @@
  * session goes to one launch.
  */
 
-import type { BrowserApi, Session } from '../browser-api/index.js';
+import type { Session } from '../browser-api/index.js';
 import { resolveBrowserConfig } from '../http/config.js';
 import { createDebug } from '../http/debug.js';
 import { nodeCrypto } from '../http/node-builtins.js';
 import { describeEnd, inferEndReason, type SessionEnd, type SessionLimits } from './end-reason.js';
+import { onIdle } from './exit-hooks.js';
 import { recorder } from './metering.js';
 import type { LaunchRemoteOptions } from './options.js';
 import type { EndEvent, RemoteSession } from './remote-session.js';
 import type { Slot } from './slots.js';
 import { toWireSession } from './to-wire.js';
+import { type KeptSession, type TakenKept, tracker } from './tracker.js';
 
 const debug = createDebug('launch');
 
@@ -42,6 +44,24 @@ export const DEFAULT_RECONNECT_WINDOW_MS = 60_000;
  * may cut again (a flaky one): each cut try leaves the session kept for the next.
  */
 export const REATTACH_ATTEMPTS = 3;
+
+/**
+ * One re-attach, tried up to REATTACH_ATTEMPTS times: the pools' and the drop-ins' one loop. A
+ * try the network cut before it connected leaves its session kept (the connect's abandon()),
+ * and the next try takes it again. Undefined when a try finds nothing kept, or every try failed.
+ */
+export async function reattachTries<B>(
+  attempt: () => Promise<B | undefined>,
+): Promise<B | undefined> {
+  for (let tries = 1; tries <= REATTACH_ATTEMPTS; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      debug(`re-attaching a kept session failed: ${(error as Error).message}`);
+    }
+  }
+  return undefined;
+}
 
 /** What one dropped session needs from its launch. */
 export interface Dropped {
@@ -68,28 +88,14 @@ export interface Dropped {
   reuseKey?: string | undefined;
 }
 
-/** What a re-attach takes out of the window: the session, said and ended the window's way. */
-export interface TakenKept {
-  readonly id: string;
-  handOff(): Slot | undefined;
-  end(): Promise<void>;
-  report(end: SessionEnd): void;
-}
-
-interface Kept {
-  dropped: Dropped;
-  unsubscribe(): void;
-}
-
-const kept = new Map<string, Kept>();
-/** Drops of a reuse key whose service lookup is still on the wire. */
-const deciding = new Map<string, Set<Promise<void>>>();
+export type { TakenKept } from './tracker.js';
 
 /** Decides what a drop means for the session, as the module comment says. Never throws. */
 export function handleDrop(dropped: Dropped): Promise<void> {
   const decision = decide(dropped);
   const key = dropped.reuseKey;
   if (key === undefined) return decision;
+  const { deciding } = tracker;
   let pending = deciding.get(key);
   if (!pending) {
     pending = new Set();
@@ -124,18 +130,33 @@ async function decide(dropped: Dropped): Promise<void> {
     return endQuietly(dropped, 'service-ended');
   }
   session.report(describeEnd(id, 'connection_lost', { windowMs }));
-  const unsubscribe = session.observe(({ from, event }) => {
-    if (from !== 'kept' || event === 'reattach' || kept.get(id)?.dropped !== dropped) return;
-    // Out of the window: it passed, or a close or an exit path came first.
-    kept.delete(id);
-    closedKept.delete(id);
+  const entry: KeptSession = {
+    reuseKey: dropped.reuseKey,
+    take: () => {
+      leave();
+      return {
+        id,
+        handOff: () => dropped.handOff(),
+        end: () => dropped.end(),
+        report: (end) => session.report(end),
+      };
+    },
+  };
+  const leave = () => {
+    tracker.kept.delete(id);
+    tracker.closedKept.delete(id);
     unsubscribe();
+  };
+  const unsubscribe = session.observe(({ from, event }) => {
+    if (from !== 'kept' || event === 'reattach' || tracker.kept.get(id) !== entry) return;
+    // Out of the window: it passed, or a close or an exit path came first.
+    leave();
     if (event === 'window-passed') session.report(describeEnd(id, 'window_passed', { windowMs }));
     void endQuietly(dropped, event === 'window-passed' ? 'window-passed' : 'close');
   });
   // Two browsers on one session that both dropped: the later one's window counts.
   takeKept(id);
-  kept.set(id, { dropped, unsubscribe });
+  tracker.kept.set(id, entry);
   session.keepFor(windowMs);
 }
 
@@ -161,23 +182,8 @@ export function serviceEnd(
  * The caller hands it off once its own lease covers the session, or ends it if it cannot.
  */
 export function takeKept(id: string): TakenKept | undefined {
-  const entry = kept.get(id);
-  if (!entry) return undefined;
-  kept.delete(id);
-  closedKept.delete(id);
-  entry.unsubscribe();
-  const { dropped } = entry;
-  return {
-    id,
-    handOff: () => dropped.handOff(),
-    end: () => dropped.end(),
-    report: (end) => dropped.session.report(end),
-  };
+  return tracker.kept.get(id)?.take();
 }
-
-/** Kept sessions whose browser was closed after its drop (a drop-in's close()). */
-const closedKept = new Set<string>();
-let endsWhenIdle = false;
 
 /**
  * A drop-in's close() after a drop left the kept session `id` for the next drop-in launch. Only
@@ -186,22 +192,23 @@ let endsWhenIdle = false;
  * process) and the service's idle timeout.
  */
 export function keptAfterClose(id: string): void {
-  if (!kept.has(id)) return;
-  closedKept.add(id);
-  if (endsWhenIdle) return;
-  endsWhenIdle = true;
-  process.on('beforeExit', () => {
-    for (const closed of [...closedKept]) {
-      const taken = takeKept(closed);
-      if (!taken) continue;
-      debug(`session ${closed}: closed after a drop and nothing left to re-attach it: ending it`);
-      void taken
-        .end()
-        .catch((error: unknown) =>
-          debug(`deleting session ${closed} failed: ${(error as Error).message}`),
-        );
-    }
-  });
+  if (!tracker.kept.has(id)) return;
+  tracker.closedKept.add(id);
+  onIdle(endClosedKept);
+}
+
+/** On `beforeExit`: no launch of this process can take the closed kept sessions any more. */
+function endClosedKept(): void {
+  for (const closed of [...tracker.closedKept]) {
+    const taken = takeKept(closed);
+    if (!taken) continue;
+    debug(`session ${closed}: closed after a drop and nothing left to re-attach it: ending it`);
+    void taken
+      .end()
+      .catch((error: unknown) =>
+        debug(`deleting session ${closed} failed: ${(error as Error).message}`),
+      );
+  }
 }
 
 async function endQuietly(dropped: Dropped, event?: EndEvent): Promise<void> {
@@ -216,7 +223,7 @@ async function endQuietly(dropped: Dropped, event?: EndEvent): Promise<void> {
 
 /** Whether `id` is kept after a drop, waiting for a re-attach. */
 export function isKept(id: string): boolean {
-  return kept.has(id);
+  return tracker.kept.has(id);
 }
 
 /**
@@ -226,16 +233,13 @@ export function isKept(id: string): boolean {
  * session; then takes synchronously, so two launches never get one session.
  */
 export async function takeKeptFor(key: string): Promise<TakenKept | undefined> {
-  const pending = deciding.get(key);
+  const pending = tracker.deciding.get(key);
   if (pending) await Promise.allSettled([...pending]);
-  for (const [id, entry] of kept) {
-    if (entry.dropped.reuseKey === key) return takeKept(id);
+  for (const entry of tracker.kept.values()) {
+    if (entry.reuseKey === key) return entry.take();
   }
   return undefined;
 }
-
-const clientIds = new WeakMap<BrowserApi, number>();
-let clients = 0;
 
 /**
  * The key under which two drop-in launches are interchangeable: the same account (the `api`
@@ -249,12 +253,7 @@ let clients = 0;
 export function reuseKeyOf(options: LaunchRemoteOptions): string | undefined {
   let account: string;
   if (options.api) {
-    let n = clientIds.get(options.api);
-    if (n === undefined) {
-      n = ++clients;
-      clientIds.set(options.api, n);
-    }
-    account = `client ${n}`;
+    account = `client ${tracker.clientNumber(options.api)}`;
   } else {
     try {
       const { baseUrl, token, proxyPassword } = resolveBrowserConfig({

@@ -26,40 +26,7 @@ import { DELETE_TIMEOUT_MS, type Lease, tracker } from './tracker.js';
 
 const debug = createDebug('launch');
 
-export type SessionState =
-  | 'open'
-  | 'dropped'
-  | 'kept'
-  | 'ending'
-  | 'ended'
-  | 'handed-over'
-  | 'reattached';
-
-export type SessionEvent =
-  /** The connection went away without close(). */
-  | 'drop'
-  /** The service says the dropped session still runs: it is kept for the reconnect window. */
-  | 'running'
-  /** The reconnect window passed without a re-attach. */
-  | 'window-passed'
-  /** A re-attach (connectRemote, a drop-in launch, a pool) takes the kept session over. */
-  | 'reattach'
-  /** close(), asyncDispose, a drop-in's or pool's end. */
-  | 'close'
-  /** The connect failed after the create. */
-  | 'abandon'
-  /** The service says the session is no longer running (after a drop: or did not answer). */
-  | 'service-ended'
-  /** The exit hooks (signals, beforeExit, uncaught errors). */
-  | 'exit'
-  /** keepSession, Puppeteer's disconnect(): the user keeps it running. */
-  | 'keep'
-  /** The DELETE answered (or 404: already gone). */
-  | 'deleted'
-  /** The DELETE failed: still running, still ours. */
-  | 'delete-failed';
-
-export const SESSION_STATES: readonly SessionState[] = [
+export const SESSION_STATES = [
   'open',
   'dropped',
   'kept',
@@ -67,20 +34,34 @@ export const SESSION_STATES: readonly SessionState[] = [
   'ended',
   'handed-over',
   'reattached',
-];
-export const SESSION_EVENTS: readonly SessionEvent[] = [
+] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+export const SESSION_EVENTS = [
+  /** The connection went away without close(). */
   'drop',
+  /** The service says the dropped session still runs: it is kept for the reconnect window. */
   'running',
+  /** The reconnect window passed without a re-attach. */
   'window-passed',
+  /** A re-attach (connectRemote, a drop-in launch, a pool) takes the kept session over. */
   'reattach',
+  /** close(), asyncDispose, a drop-in's or pool's end. */
   'close',
+  /** The connect failed after the create. */
   'abandon',
+  /** The service says the session is no longer running (after a drop: or did not answer). */
   'service-ended',
+  /** The exit hooks (signals, beforeExit, uncaught errors). */
   'exit',
+  /** keepSession, Puppeteer's disconnect(): the user keeps it running. */
   'keep',
+  /** The DELETE answered (or 404: already gone). */
   'deleted',
+  /** The DELETE failed: still running, still ours. */
   'delete-failed',
-];
+] as const;
+export type SessionEvent = (typeof SESSION_EVENTS)[number];
 
 export interface Transition {
   readonly next: SessionState;

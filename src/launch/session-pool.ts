@@ -27,12 +27,17 @@
 
 import { isBudgetExceededError } from '../http/budget-exceeded.js';
 import { createDebug } from '../http/debug.js';
-import { isRateLimitError, RequestValidationError } from '../http/errors.js';
+import { isRateLimitError } from '../http/errors.js';
 import { sessionIdOf } from './browser-registry.js';
 import { Budget, type BudgetOptions } from './budget.js';
 import { LaunchError } from './errors.js';
 import { addPoolBudget, checkBudget, recorder } from './metering.js';
-import { REATTACH_ATTEMPTS } from './reconnect-window.js';
+import {
+  DEFAULT_CHECK_WARM_AFTER_MS,
+  type RemoteSessionPool,
+  type SessionPoolStats,
+} from './pool-options.js';
+import { reattachTries } from './reconnect-window.js';
 
 const debug = createDebug('pool');
 
@@ -58,43 +63,6 @@ export interface PoolDriver<B> {
   stillRunning(browser: B, timeoutMs: number): Promise<boolean>;
 }
 
-export interface SessionPoolOptions {
-  /** Sessions kept warm (launched and connected, not yet handed out). Default: 1. */
-  size?: number;
-  /**
-   * A warm session older than this (ms since its launch began) is ended and replaced instead of
-   * handed out. Default: half of `idleTimeoutMinutes`, or 5 minutes (half the service's
-   * default 10-minute idle timeout).
-   */
-  maxWarmAgeMs?: number;
-  /**
-   * A warm session idle (unused since its launch finished) for at least this long is checked
-   * with the service (`GET /sessions/{id}`) before it is handed out, and replaced if the service
-   * has ended it; a fresher one is handed out without the round trip. 0 checks every one.
-   * Default: 30 000 (30 s).
-   */
-  checkWarmAfterMs?: number;
-  /**
-   * The pool's own budget (its warm and on-demand sessions, counted in this process): a launch
-   * past it fails with BudgetExceededError before any request, warming stops, and its running
-   * sessions are ended when `sessionMinutes` are spent. Default: none.
-   */
-  budget?: BudgetOptions;
-}
-
-export interface SessionPoolStats {
-  /** Sessions the pool launched (warm or on demand). */
-  created: number;
-  /** Sessions handed out by `launch()`. */
-  handedOut: number;
-  /** Warm sessions ended unused (too old, dead, or at `close()`). */
-  discarded: number;
-  /** Browsers handed out (or kept warm) on a session re-attached after its connection dropped. */
-  reattached: number;
-  /** Warm (or warming) sessions now. */
-  warm: number;
-}
-
 interface Warm<B> {
   startedAt: number;
   /** When its launch finished: from then on it is idle. */
@@ -105,57 +73,8 @@ interface Warm<B> {
 }
 
 const MAX_BACKOFF_MS = 30_000;
-/** Default of `checkWarmAfterMs`. */
-export const DEFAULT_CHECK_WARM_AFTER_MS = 30_000;
 /** How long a warm session's check may take before the connection decides instead. */
 const CHECK_TIMEOUT_MS = 5_000;
-
-/** Checks pool options before any session is launched; returns the effective values. */
-export function checkPoolOptions(
-  what: string,
-  options: SessionPoolOptions & { idleTimeoutMinutes?: number | undefined },
-): { size: number; maxWarmAgeMs: number; checkWarmAfterMs: number } {
-  const issues: { path: string; message: string }[] = [];
-  const { size = 1, maxWarmAgeMs, checkWarmAfterMs = DEFAULT_CHECK_WARM_AFTER_MS } = options;
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
-    issues.push({ path: 'size', message: `must be a whole number >= 1, got ${String(size)}` });
-  }
-  if (
-    maxWarmAgeMs !== undefined &&
-    (typeof maxWarmAgeMs !== 'number' || !Number.isFinite(maxWarmAgeMs) || maxWarmAgeMs <= 0)
-  ) {
-    issues.push({
-      path: 'maxWarmAgeMs',
-      message: `must be a finite number of ms > 0, got ${String(maxWarmAgeMs)}`,
-    });
-  }
-  if (
-    typeof checkWarmAfterMs !== 'number' ||
-    !Number.isFinite(checkWarmAfterMs) ||
-    checkWarmAfterMs < 0
-  ) {
-    issues.push({
-      path: 'checkWarmAfterMs',
-      message: `must be a finite number of ms >= 0, got ${String(checkWarmAfterMs)}`,
-    });
-  }
-  if (issues.length) throw new RequestValidationError(what, issues);
-  const idleMinutes =
-    typeof options.idleTimeoutMinutes === 'number' && options.idleTimeoutMinutes > 0
-      ? options.idleTimeoutMinutes
-      : 10;
-  return { size, maxWarmAgeMs: maxWarmAgeMs ?? (idleMinutes * 60_000) / 2, checkWarmAfterMs };
-}
-
-/** What `createSessionPool()` returns. */
-export interface RemoteSessionPool<B> {
-  /** A browser on a warm session (or a normal launch when none is warm); close() it as usual. */
-  launch(): Promise<B>;
-  /** Ends every warm session and stops refilling; browsers already handed out are the caller's. */
-  close(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
-  readonly stats: SessionPoolStats;
-}
 
 export class SessionPool<B> implements RemoteSessionPool<B> {
   readonly #driver: PoolDriver<B>;
@@ -320,19 +239,9 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   }
 
   async #reattach(browser: B): Promise<B | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const again = await this.#driver.reattach(browser);
-        if (again) this.#stats.reattached++;
-        return again;
-      } catch (error) {
-        debug(`re-attaching a dropped session failed: ${(error as Error).message}`);
-        // A re-attach cut before it connected leaves its session kept, and the next call takes
-        // it (undefined once it has ended); after that the caller falls back to a warm or new
-        // session.
-        if (attempt >= REATTACH_ATTEMPTS) return undefined;
-      }
-    }
+    const again = await reattachTries(() => this.#driver.reattach(browser));
+    if (again) this.#stats.reattached++;
+    return again;
   }
 
   #discard(browser: B, why: string): Promise<void> {
@@ -424,43 +333,4 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
     const index = this.#warm.indexOf(entry);
     if (index >= 0) this.#warm.splice(index, 1);
   }
-}
-
-/** How an adapter's browsers look to a pool; `reattach` gets the pool's launch options. */
-export interface PooledBrowser<B, O> {
-  close(browser: B): Promise<void>;
-  isAlive(browser: B): boolean;
-  dropped(browser: B): boolean;
-  reattach(browser: B, options: O): Promise<B | undefined>;
-  stillRunning(browser: B, timeoutMs: number): Promise<boolean>;
-}
-
-/**
- * An adapter's `createSessionPool()`: splits the pool's own options from the launch options,
- * checks them before anything is launched, and launches refills without waiting for a slot.
- */
-export function createPool<B, O extends { idleTimeoutMinutes?: number | undefined }>(
-  options: O & SessionPoolOptions,
-  launch: (options: O & { waitForSlot: boolean }) => Promise<B>,
-  browsers: PooledBrowser<B, O>,
-): RemoteSessionPool<B> {
-  const { size, maxWarmAgeMs, checkWarmAfterMs, budget, ...rest } = options;
-  const launchOptions = rest as unknown as O;
-  const checked = checkPoolOptions('createSessionPool', {
-    size,
-    maxWarmAgeMs,
-    checkWarmAfterMs,
-    idleTimeoutMinutes: launchOptions.idleTimeoutMinutes,
-  });
-  return new SessionPool<B>(
-    {
-      close: browsers.close,
-      isAlive: browsers.isAlive,
-      dropped: browsers.dropped,
-      stillRunning: browsers.stillRunning,
-      reattach: (browser) => browsers.reattach(browser, launchOptions),
-      launch: (waitForSlot) => launch({ ...launchOptions, waitForSlot }),
-    },
-    { ...checked, budget },
-  );
 }

@@ -6,8 +6,8 @@
  * one that arrives while this process holds the limit queues without asking at all. Sessions of
  * other processes are invisible here, so every wait also ends after the service's Retry-After
  * (else the SLOT_WAIT backoff): the queue saves requests and time, never correctness. One
- * AccountSlots per account (`accountKeyOf`: origin and a hash of the token), process-wide: every
- * client of one account shares its queue. A slot is held by the create, then by the session's
+ * AccountSlots per account (`accountKeyOf`: origin and a hash of the token), held by the
+ * process's registry (`tracker.slotsOf`): every client of one account shares its queue. A slot is held by the create, then by the session's
  * lease, which releases it when the session is deleted or handed over.
  */
 import type { CallScope } from '../http/call-options.js';
@@ -66,18 +66,6 @@ export class AccountSlots {
     if (typeof limit === 'number' && Number.isInteger(limit) && limit > 0) this.limit = limit;
     this.othersHold = currentUsage === undefined || currentUsage > this.held || this.held === 0;
   }
-}
-
-const accounts = new Map<string, AccountSlots>();
-
-/** The slots of `account` (`accountKeyOf(api)`), one per account in this process. */
-export function slotsOf(account: string): AccountSlots {
-  let slots = accounts.get(account);
-  if (!slots) {
-    slots = new AccountSlots();
-    accounts.set(account, slots);
-  }
-  return slots;
 }
 
 /**

@@ -12,6 +12,7 @@ import type {
   BrowserType,
   LaunchOptions,
 } from 'playwright-core';
+import { endSessionOf } from '../launch/browser-registry.js';
 import {
   type DropInRemoteOptions,
   mapUserDataDir,
@@ -19,10 +20,9 @@ import {
   WHY,
 } from '../launch/drop-in-options.js';
 import { LaunchError } from '../launch/errors.js';
-import { settleBoth } from '../launch/settle-both.js';
 import { applyContextOptions } from './context-options.js';
 import { sortLaunchOptions } from './launch-options.js';
-import { launchDropIn, type PlaywrightRemoteOptions } from './launch-remote.js';
+import { closeNative, type PlaywrightRemoteOptions, playwrightEntries } from './launch-remote.js';
 import { loadChromium } from './load.js';
 
 export type RemoteLaunchOptions = LaunchOptions & {
@@ -60,7 +60,7 @@ export interface RemoteChromium {
 async function launch(what: string, options: Record<string, unknown>): Promise<Browser> {
   const sorted = sortLaunchOptions(what, options, false);
   settleIgnored(what, sorted.ignored, sorted.dropIn.strict === true);
-  const browser = await launchDropIn(sorted.remote);
+  const browser = await playwrightEntries.launchDropIn(sorted.remote);
   guardNewContext(browser, what, sorted.dropIn.strict === true);
   if (Object.keys(sorted.context).length) {
     const context = browser.contexts()[0];
@@ -107,7 +107,7 @@ export const chromium: RemoteChromium = {
     const dir = mapUserDataDir(userDataDir, sorted.dropIn.userDataDir);
     const ignored = dir.kind === 'ignored' ? [...sorted.ignored, dir.ignored] : sorted.ignored;
     settleIgnored(what, ignored, sorted.dropIn.strict === true);
-    const browser = await launchDropIn({
+    const browser = await playwrightEntries.launchDropIn({
       ...(dir.kind === 'profile' ? { profile: { name: dir.name, storeCache: true } } : {}),
       ...sorted.remote,
     });
@@ -121,12 +121,12 @@ export const chromium: RemoteChromium = {
     }
     const closeContext = context.close;
     context.close = async function close(this: BrowserContext, closeOptions?: { reason?: string }) {
-      // The browser's close() starts first: closing the default context closes the browser, and
-      // a disconnect that came before close() would be taken for a drop (the session kept).
-      const closed = browser.close();
-      await settleBoth(
-        closeContext.call(context, closeOptions).catch(() => {}),
-        closed,
+      // Closing the default context closes the browser: the session's end, as browser.close().
+      await endSessionOf(browser, () =>
+        Promise.all([
+          closeContext.call(context, closeOptions).catch(() => {}),
+          closeNative(browser),
+        ]),
       );
     };
     return context;

@@ -32,7 +32,7 @@ export type {
   RemoteSessionPool,
   SessionPoolOptions,
   SessionPoolStats,
-} from '../launch/session-pool.js';
+} from '../launch/pool-options.js';
 export type {
   GeoCheck,
   GeoCheckItem,

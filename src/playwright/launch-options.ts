@@ -21,8 +21,9 @@ import type { BrowserContextOptions } from 'playwright-core';
 import {
   type DropInRemoteOptions,
   type Ignored,
-  isLocalDefault,
   mapArgs,
+  sortLocalKeys,
+  splitRemote,
   WHY,
 } from '../launch/drop-in-options.js';
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
@@ -79,25 +80,15 @@ export function sortLaunchOptions(
   } else {
     parseEntry(what, LAUNCH_SCHEMAS.chromiumLaunch, options);
   }
-  const { remote: rawRemote, headless, timeout, slowMo, args, downloadsPath } = options;
-  const {
-    strict,
-    userDataDir: dirMapping,
-    ...remote
-  } = (rawRemote ?? {}) as DropInRemoteOptions & PlaywrightRemoteOptions;
-  const dropIn: DropInRemoteOptions = {
-    ...(strict !== undefined ? { strict } : {}),
-    ...(dirMapping !== undefined ? { userDataDir: dirMapping } : {}),
-  };
-  const ignored: Ignored[] = [];
+  const { headless, timeout, slowMo, args, downloadsPath } = options;
+  const { dropIn, remote } = splitRemote<PlaywrightRemoteOptions>(options.remote);
   const context: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (MAPPED.has(key) || value === undefined) continue;
-    if (key in IGNORED) {
-      if (!isLocalDefault(key, value)) ignored.push({ option: key, why: IGNORED[key]! });
-    } else if (persistent) context[key] = value;
-    else ignored.push({ option: key, why: WHY.unknown });
-  }
+  const ignored = sortLocalKeys(
+    options,
+    MAPPED,
+    IGNORED,
+    persistent ? (key, value) => (context[key] = value) : undefined,
+  );
   const mapped = mapArgs(args);
   ignored.push(...mapped.ignored);
   if (mapped.windowSize && context.viewport === undefined) context.viewport = mapped.windowSize;

@@ -1,11 +1,6 @@
 import type { Browser } from 'playwright-core';
-import { keptSessionOf, sessionRunning, wasDropped } from '../launch/browser-registry.js';
-import {
-  createPool,
-  type RemoteSessionPool,
-  type SessionPoolOptions,
-} from '../launch/session-pool.js';
-import { connectRemote, launchRemote, type PlaywrightRemoteOptions } from './launch-remote.js';
+import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
+import { type PlaywrightRemoteOptions, playwrightEntries } from './launch-remote.js';
 
 export interface PlaywrightSessionPoolOptions extends PlaywrightRemoteOptions, SessionPoolOptions {}
 
@@ -18,14 +13,5 @@ export interface PlaywrightSessionPoolOptions extends PlaywrightRemoteOptions, S
 export function createSessionPool(
   options: PlaywrightSessionPoolOptions = {},
 ): RemoteSessionPool<Browser> {
-  return createPool<Browser, PlaywrightRemoteOptions>(options, launchRemote, {
-    close: (browser) => browser.close(),
-    isAlive: (browser) => browser.isConnected(),
-    dropped: (browser) => wasDropped(browser),
-    stillRunning: (browser, timeoutMs) => sessionRunning(browser, timeoutMs),
-    reattach: async (browser, options) => {
-      const id = await keptSessionOf(browser);
-      return id === undefined ? undefined : connectRemote(id, options);
-    },
-  });
+  return playwrightEntries.createSessionPool(options);
 }

@@ -22,17 +22,20 @@
 import type { Browser, LaunchOptions, Page, PuppeteerNode } from 'puppeteer-core';
 import {
   type DropInRemoteOptions,
-  type Ignored,
-  isLocalDefault,
   mapArgs,
   mapUserDataDir,
   settleIgnored,
+  sortLocalKeys,
   WHY,
 } from '../launch/drop-in-options.js';
 import { LaunchError } from '../launch/errors.js';
 import { withUserGeo } from '../remote-cdp/geo-resolve.js';
 import { parseLaunchOptions } from './launch-options.js';
-import { launchDropIn, type PuppeteerRemoteOptions, type RemoteBrowser } from './launch-remote.js';
+import {
+  type PuppeteerRemoteOptions,
+  puppeteerEntries,
+  type RemoteBrowser,
+} from './launch-remote.js';
 import { loadPuppeteer } from './load.js';
 
 const IGNORED: Record<string, string> = {
@@ -63,7 +66,16 @@ const PASSED = [
   'acceptInsecureCerts',
   'downloadBehavior',
 ] as const;
-const MAPPED = new Set([...PASSED, 'remote', 'headless', 'timeout', 'signal', 'args', 'browser']);
+const MAPPED = new Set([
+  ...PASSED,
+  'remote',
+  'headless',
+  'timeout',
+  'signal',
+  'args',
+  'browser',
+  'userDataDir',
+]);
 
 export type RemotePuppeteerLaunchOptions = LaunchOptions & {
   /**
@@ -89,13 +101,7 @@ async function launch(options: Record<string, unknown>): Promise<RemoteBrowser> 
       `${what}: \`browser: '${String(parsed.browser)}'\` cannot apply: remote sessions are Chromium`,
     );
   }
-  const ignored: Ignored[] = [];
-  for (const [key, value] of Object.entries(options)) {
-    if (MAPPED.has(key) || key === 'userDataDir') continue;
-    if (key in IGNORED) {
-      if (!isLocalDefault(key, value)) ignored.push({ option: key, why: IGNORED[key]! });
-    } else if (value !== undefined) ignored.push({ option: key, why: WHY.unknown });
-  }
+  const ignored = sortLocalKeys(options, MAPPED, IGNORED);
   const args = mapArgs(options.args);
   ignored.push(...args.ignored);
   const dir = mapUserDataDir(options.userDataDir, dropIn.userDataDir);
@@ -105,7 +111,7 @@ async function launch(options: Record<string, unknown>): Promise<RemoteBrowser> 
   const passed: Record<string, unknown> = {};
   for (const key of PASSED) if (options[key] !== undefined) passed[key] = options[key];
   if (passed.defaultViewport == null && args.windowSize) passed.defaultViewport = args.windowSize;
-  const browser = await launchDropIn({
+  const browser = await puppeteerEntries.launchDropIn({
     ...(dir.kind === 'profile' ? { profile: { name: dir.name, storeCache: true } } : {}),
     ...remote,
     ...passed,

@@ -4,7 +4,7 @@
  * and its `remote` options, with the entry's one schema (launch/option-schemas.ts). Options it
  * ignores are not checked: they are ignored.
  */
-import type { DropInRemoteOptions } from '../launch/drop-in-options.js';
+import { type DropInRemoteOptions, splitRemote } from '../launch/drop-in-options.js';
 import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
 import { parseEntry } from '../launch/parse-options.js';
 import type { PuppeteerRemoteOptions } from './launch-remote.js';
@@ -18,14 +18,8 @@ export interface ParsedLaunch {
 
 export function parseLaunchOptions(what: string, options: Record<string, unknown>): ParsedLaunch {
   parseEntry(what, LAUNCH_SCHEMAS.puppeteerDropIn, options);
-  const { strict, userDataDir, ...remote } = (options.remote ?? {}) as DropInRemoteOptions &
-    PuppeteerRemoteOptions;
   return {
-    dropIn: {
-      ...(strict !== undefined ? { strict } : {}),
-      ...(userDataDir !== undefined ? { userDataDir } : {}),
-    },
-    remote,
+    ...splitRemote<PuppeteerRemoteOptions>(options.remote),
     browser: options.browser as string | undefined,
   };
 }

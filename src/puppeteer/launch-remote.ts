@@ -4,6 +4,7 @@
  * disconnects, so both are patched on the instance (never a Proxy: `#private` fields throw
  * through one) to disconnect and DELETE the session exactly once. `disconnect()` detaches and
  * keeps the session, for reconnect flows. `browser.wsEndpoint()` returns the cdp_url: a secret.
+ * The entries are launch/adapter.ts's; this file says what is Puppeteer's.
  */
 import type {
   Browser,
@@ -12,29 +13,13 @@ import type {
   PuppeteerNode,
   Viewport,
 } from 'puppeteer-core';
-import { createDebug } from '../http/debug.js';
-import { RemoteBrowserError } from '../http/errors.js';
-import { register } from '../launch/browser-registry.js';
-import { sessionConfigOf } from '../launch/geo-config.js';
-import {
-  adoptSession,
-  connectWithin,
-  launchReusing,
-  type OpenedSession,
-  openSession,
-} from '../launch/open-session.js';
-import { LAUNCH_SCHEMAS } from '../launch/option-schemas.js';
+import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
+import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
-import { parseEntry } from '../launch/parse-options.js';
-import { settleBoth } from '../launch/settle-both.js';
-import { preloadGeo } from '../remote-cdp/geo-resolve.js';
-import { openRemoteFeatures } from '../remote-cdp/remote-features.js';
 import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
 import { repairOutOfProcessFrames } from './oopif-frames.js';
 import { bridgeTransfers, downloadOptions } from './transfers.js';
-
-const debug = createDebug('puppeteer');
 
 export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
   /**
@@ -66,183 +51,84 @@ export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
  */
 export type RemoteBrowser = Browser & AsyncDisposable;
 
-/** Where an unknown key of launchRemote() most likely came from. */
-const LOCAL_OPTIONS_HINT =
-  "launchRemote takes only its own options; a local launch's options go to the drop-in puppeteer.launch(), see https://github.com/remote-browser/remote-browser/blob/main/docs/launch.md";
+/** Puppeteer's own `disconnect` (the instance's is patched to keep the session). */
+function disconnectNative(browser: Browser): Promise<void> {
+  return (Object.getPrototypeOf(browser) as Browser).disconnect.call(browser);
+}
+
+/** Sets `value` as an own property of the instance: Puppeteer's own stays on the prototype. */
+function patch(browser: Browser, key: PropertyKey, value: () => Promise<void>): void {
+  Object.defineProperty(browser, key, { configurable: true, writable: true, value });
+}
+
+export const puppeteerAdapter: LibraryAdapter<
+  RemoteBrowser,
+  PuppeteerRemoteOptions,
+  PuppeteerNode
+> = {
+  library: 'puppeteer',
+  localOptionsHint:
+    "launchRemote takes only its own options; a local launch's options go to the drop-in puppeteer.launch(), see https://github.com/remote-browser/remote-browser/blob/main/docs/launch.md",
+  load: (what) => loadPuppeteer(what),
+  connect: async (puppeteer, cdpUrl, options) =>
+    (await puppeteer.connect({
+      browserWSEndpoint: cdpUrl,
+      defaultViewport: options.defaultViewport === undefined ? null : options.defaultViewport,
+      ...(options.protocolTimeout !== undefined
+        ? { protocolTimeout: options.protocolTimeout }
+        : {}),
+      ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
+      ...(options.targetFilter !== undefined ? { targetFilter: options.targetFilter } : {}),
+      ...(options.acceptInsecureCerts !== undefined
+        ? { acceptInsecureCerts: options.acceptInsecureCerts }
+        : {}),
+    })) as RemoteBrowser,
+  downloads: (options) => downloadOptions(options.downloadBehavior, options.maxDownloadBytes),
+  async startFeatures(browser, features, opened, options, what) {
+    await Promise.all([
+      // A popup's out-of-process iframes, which Puppeteer can leave without a context.
+      repairOutOfProcessFrames(browser),
+      bridgeTransfers(browser, features.downloads).catch(
+        featureFailed(what, 'uploads and downloads could not be bridged'),
+      ),
+      startGeo(browser, features.open, geoInputOf(opened, options)).catch(
+        featureFailed(what, 'geo overrides could not be applied'),
+      ),
+    ]);
+  },
+  disconnect: (browser) => disconnectNative(browser),
+  isConnected: (browser) => browser.connected,
+  onDisconnect: (browser, listener) => void browser.once('disconnected', listener),
+  onActivity(browser, touch) {
+    // Targets created and navigated.
+    browser.on('targetcreated', touch);
+    browser.on('targetchanged', touch);
+  },
+  wireClose(browser, end) {
+    const close = () =>
+      end(() => (browser.connected ? disconnectNative(browser) : Promise.resolve()));
+    patch(browser, 'close', close);
+    patch(browser, Symbol.asyncDispose, close);
+    // Detaches and leaves the session running: the user's now.
+    patch(browser, 'disconnect', () => end(() => disconnectNative(browser), true));
+  },
+};
+
+/** The entries over this adapter; the drop-in and the pool call them too. */
+export const puppeteerEntries = remoteEntries(puppeteerAdapter);
 
 /**
  * Creates a remote session and returns the native Puppeteer `Browser` connected to it. Every
  * option is checked first: a wrong one is a RequestValidationError, and nothing is created.
  */
-export async function launchRemote(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
-  parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
-    unknownKeyHint: LOCAL_OPTIONS_HINT,
-  });
-  // The peer before the session: a session for a library that cannot load is billed for nothing.
-  const puppeteer = await loadPuppeteer('launchRemote');
-  const opened = await openSession(options, 'launchRemote');
-  return connect(opened, puppeteer, options, 'launchRemote');
-}
-
-/**
- * The drop-in's launchRemote(): re-attaches a session a drop-in browser of this process dropped
- * (same account and session options) before it creates one (`launchReusing`).
- */
-export async function launchDropIn(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
-  parseEntry('launchRemote', LAUNCH_SCHEMAS.puppeteerLaunch, options, {
-    unknownKeyHint: LOCAL_OPTIONS_HINT,
-  });
-  const puppeteer = await loadPuppeteer('launchRemote');
-  return launchReusing(options, 'launchRemote', (opened) =>
-    connect(opened, puppeteer, options, 'launchRemote'),
-  );
+export function launchRemote(options: PuppeteerRemoteOptions = {}): Promise<RemoteBrowser> {
+  return puppeteerEntries.launchRemote(options);
 }
 
 /** Connects to an existing running session by id. close() deletes it unless `keepSession`. */
-export async function connectRemote(
+export function connectRemote(
   sessionId: string,
   options: PuppeteerRemoteOptions = {},
 ): Promise<RemoteBrowser> {
-  parseEntry(
-    'connectRemote',
-    LAUNCH_SCHEMAS.puppeteerConnect,
-    { sessionId, options },
-    {
-      relativeTo: 'options',
-    },
-  );
-  const puppeteer = await loadPuppeteer('connectRemote');
-  const opened = await adoptSession(sessionId, options, 'connectRemote');
-  return connect(opened, puppeteer, options, 'connectRemote');
-}
-
-async function connect(
-  opened: OpenedSession,
-  puppeteer: PuppeteerNode,
-  options: PuppeteerRemoteOptions,
-  what: string,
-): Promise<RemoteBrowser> {
-  let browser: Browser;
-  preloadGeo(options.geo);
-  try {
-    // Connected means the remote features run too: a cut while they start is a dropped connect,
-    // tried again on the same session (connectWithin).
-    browser = await connectWithin(
-      opened,
-      what,
-      async () => {
-        // The remote features' own connection opens alongside Puppeteer's, not after it
-        // (remote-cdp/remote-features.ts): their setup overlaps the connect.
-        const downloads = downloadOptions(options.downloadBehavior, options.maxDownloadBytes);
-        const features = openRemoteFeatures(opened.cdpUrl(), {
-          ...(options.exposeNetwork !== undefined ? { exposeNetwork: options.exposeNetwork } : {}),
-          ...(downloads ? { downloads } : {}),
-        });
-        let connected: Browser;
-        try {
-          connected = await puppeteer.connect({
-            browserWSEndpoint: opened.cdpUrl(),
-            defaultViewport: options.defaultViewport === undefined ? null : options.defaultViewport,
-            ...(options.protocolTimeout !== undefined
-              ? { protocolTimeout: options.protocolTimeout }
-              : {}),
-            ...(options.slowMo !== undefined ? { slowMo: options.slowMo } : {}),
-            ...(options.targetFilter !== undefined ? { targetFilter: options.targetFilter } : {}),
-            ...(options.acceptInsecureCerts !== undefined
-              ? { acceptInsecureCerts: options.acceptInsecureCerts }
-              : {}),
-          });
-        } catch (error) {
-          await features.close();
-          throw error;
-        }
-        try {
-          features.adopt(connected);
-          await Promise.all([
-            features.ready(),
-            // A popup's out-of-process iframes, which Puppeteer can leave without a context.
-            repairOutOfProcessFrames(connected),
-            bridgeTransfers(connected, features.downloads).catch((error: unknown) => {
-              throw new RemoteBrowserError(
-                `${what}: uploads and downloads could not be bridged: ${(error as Error).message}`,
-                { cause: error },
-              );
-            }),
-            startGeo(connected, features.open, {
-              config: sessionConfigOf(opened, options),
-              option: options.geo,
-              ...(opened.profile ? { profile: opened.profile } : {}),
-            }).catch((error: unknown) => {
-              throw new RemoteBrowserError(
-                `${what}: geo overrides could not be applied: ${(error as Error).message}`,
-                { cause: error },
-              );
-            }),
-          ]);
-        } catch (error) {
-          await connected.disconnect().catch(() => {});
-          await features.close();
-          throw error;
-        }
-        return connected;
-      },
-      (late) => late.disconnect(),
-    );
-  } catch (error) {
-    // Puppeteer rejects with a `ws` ErrorEvent that prints the URL: abandon() builds a clean Error.
-    throw await opened.abandon(error);
-  }
-  opened.connected();
-  const attached = attach(browser, opened);
-  return attached;
-}
-
-function attach(browser: Browser, opened: OpenedSession): RemoteBrowser {
-  register(browser, opened);
-  const originalDisconnect = browser.disconnect;
-  let keep = false;
-
-  // The DELETE leaves alongside the disconnect, not after it (ending the session drops the
-  // socket anyway).
-  const closeAndDelete = () => {
-    // close() first: the disconnect it causes is then not taken for a drop. A drop-in's browser
-    // closed after a drop leaves its session kept for the next launch.
-    const finished = opened.close();
-    return settleBoth(
-      browser.connected ? originalDisconnect.call(browser) : Promise.resolve(),
-      finished,
-    );
-  };
-  Object.defineProperty(browser, 'close', {
-    configurable: true,
-    writable: true,
-    value: closeAndDelete,
-  });
-  Object.defineProperty(browser, Symbol.asyncDispose, {
-    configurable: true,
-    writable: true,
-    value: closeAndDelete,
-  });
-  Object.defineProperty(browser, 'disconnect', {
-    configurable: true,
-    writable: true,
-    value: async () => {
-      keep = true;
-      await originalDisconnect.call(browser);
-      await opened.finish(true);
-    },
-  });
-  browser.once('disconnected', () => {
-    if (!keep) return opened.dropped();
-    opened
-      .finish(true)
-      .catch((error: unknown) =>
-        debug(`keeping session ${opened.info.id} failed: ${(error as Error).message}`),
-      );
-  });
-  // Traffic the idle-timeout inference can see: targets created and navigated.
-  const touch = () => opened.touch();
-  browser.on('targetcreated', touch);
-  browser.on('targetchanged', touch);
-  return browser as RemoteBrowser;
+  return puppeteerEntries.connectRemote(sessionId, options);
 }

@@ -1,13 +1,7 @@
-import { keptSessionOf, sessionRunning, wasDropped } from '../launch/browser-registry.js';
+import type { RemoteSessionPool, SessionPoolOptions } from '../launch/pool-options.js';
 import {
-  createPool,
-  type RemoteSessionPool,
-  type SessionPoolOptions,
-} from '../launch/session-pool.js';
-import {
-  connectRemote,
-  launchRemote,
   type PuppeteerRemoteOptions,
+  puppeteerEntries,
   type RemoteBrowser,
 } from './launch-remote.js';
 
@@ -22,14 +16,5 @@ export interface PuppeteerSessionPoolOptions extends PuppeteerRemoteOptions, Ses
 export function createSessionPool(
   options: PuppeteerSessionPoolOptions = {},
 ): RemoteSessionPool<RemoteBrowser> {
-  return createPool<RemoteBrowser, PuppeteerRemoteOptions>(options, launchRemote, {
-    close: (browser) => browser.close(),
-    isAlive: (browser) => browser.connected,
-    dropped: (browser) => wasDropped(browser),
-    stillRunning: (browser, timeoutMs) => sessionRunning(browser, timeoutMs),
-    reattach: async (browser, options) => {
-      const id = await keptSessionOf(browser);
-      return id === undefined ? undefined : connectRemote(id, options);
-    },
-  });
+  return puppeteerEntries.createSessionPool(options);
 }

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { adoptSession } from '../../src/launch/attach-session.js';
 import {
   COMPACT_PAST_BYTES,
   type CreateIntent,
@@ -30,7 +31,7 @@ import {
   TAIL_ENDS,
   targetingOf,
 } from '../../src/launch/ledger.js';
-import { adoptSession, openSession } from '../../src/launch/open-session.js';
+import { openSession } from '../../src/launch/open-session.js';
 import { reapSessions } from '../../src/launch/reap.js';
 import { startFakeService } from './fake-service.js';
 

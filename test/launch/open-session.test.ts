@@ -8,8 +8,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { Recordings } from '../../src/browser-api/resources/recordings.js';
+import { adoptSession } from '../../src/launch/attach-session.js';
+import { connectWithin } from '../../src/launch/connect-within.js';
 import { LaunchError, PreflightError } from '../../src/launch/errors.js';
-import { adoptSession, connectWithin, openSession } from '../../src/launch/open-session.js';
+import { openSession } from '../../src/launch/open-session.js';
 import { isKept } from '../../src/launch/reconnect-window.js';
 import { PROBE_TIMEOUT_MS } from '../../src/launch/remote-session.js';
 import { json } from '../helpers/http-server.js';
@@ -692,6 +694,54 @@ describe("the adapter's finish()", () => {
     await Promise.all([first, second]);
     // A later path (the 'disconnected' event after close()) finds nothing left to do.
     await expect(opened.finish()).resolves.toBeUndefined();
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+  });
+});
+
+describe("end(): the adapter's close and disconnect, ordered by the session", () => {
+  const launch = () =>
+    openSession(
+      { baseUrl: service.origin, token: TOKEN, proxyPassword: 'p', preflight: false },
+      'launchRemote',
+    );
+
+  it('the end starts before the disconnect: the disconnect it causes is not a drop', async () => {
+    const opened = await launch();
+    opened.connected();
+    let stateAtDisconnect: string | undefined;
+    await opened.end(async () => {
+      stateAtDisconnect = opened.lease.state;
+      // What the library's 'disconnected' does while its close runs.
+      opened.dropped();
+    });
+    expect(stateAtDisconnect).toBe('ending');
+    expect(opened.wasDropped()).toBe(false);
+    expect(opened.lease.state).toBe('ended');
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
+    // A drop would have asked the service whether the session still runs.
+    expect(service.calls('GET', DELETES)).toHaveLength(0);
+  });
+
+  it("with keep (Puppeteer's disconnect()), the session is handed over first and not deleted", async () => {
+    const opened = await launch();
+    opened.connected();
+    await opened.end(async () => opened.dropped(), true);
+    expect(opened.lease.state).toBe('handed-over');
+    expect(opened.wasDropped()).toBe(false);
+    expect(service.calls('DELETE', DELETES)).toHaveLength(0);
+    expect(service.calls('GET', DELETES)).toHaveLength(0);
+  });
+
+  it('a failed disconnect is thrown after the session was ended', async () => {
+    const opened = await launch();
+    opened.connected();
+    const error = await rejection(
+      opened.end(async () => {
+        throw new Error('socket already closed');
+      }),
+    );
+    expect(error.message).toBe('socket already closed');
+    expect(opened.lease.state).toBe('ended');
     expect(service.calls('DELETE', DELETES)).toHaveLength(1);
   });
 });

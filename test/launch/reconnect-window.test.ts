@@ -11,6 +11,8 @@ import {
   handleDrop,
   isKept,
   keptAfterClose,
+  REATTACH_ATTEMPTS,
+  reattachTries,
   reuseKeyOf,
   takeKept,
   takeKeptFor,
@@ -221,5 +223,32 @@ describe('reuseKeyOf: when two drop-in launches are interchangeable', () => {
     await withEnv({ REMOTE_BROWSER_TOKEN: undefined, REMOTE_BROWSER_URL: undefined }, () => {
       expect(reuseKeyOf({ country: 'us' })).toBeUndefined();
     });
+  });
+});
+
+describe("reattachTries: the pools' and the drop-ins' one re-attach loop", () => {
+  it('tries again after a try that was cut, and hands out what the next try connected', async () => {
+    const tries: number[] = [];
+    const browser = await reattachTries(async () => {
+      tries.push(tries.length + 1);
+      if (tries.length < 2) throw new Error('socket hang up');
+      return 'browser';
+    });
+    expect(browser).toBe('browser');
+    expect(tries).toEqual([1, 2]);
+  });
+
+  it('stops at a try that finds nothing kept', async () => {
+    const attempt = vi.fn(async () => undefined);
+    await expect(reattachTries(attempt)).resolves.toBeUndefined();
+    expect(attempt).toHaveBeenCalledTimes(1);
+  });
+
+  it(`gives up after ${REATTACH_ATTEMPTS} cut tries: the caller launches or warms instead`, async () => {
+    const attempt = vi.fn(async (): Promise<string> => {
+      throw new Error('socket hang up');
+    });
+    await expect(reattachTries(attempt)).resolves.toBeUndefined();
+    expect(attempt).toHaveBeenCalledTimes(REATTACH_ATTEMPTS);
   });
 });

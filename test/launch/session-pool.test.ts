@@ -2,10 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isBudgetExceededError } from '../../src/http/budget-exceeded.js';
 import { setDebugSink } from '../../src/http/debug.js';
 import { RequestValidationError } from '../../src/http/errors.js';
+import { createPool } from '../../src/launch/adapter.js';
 import { register } from '../../src/launch/browser-registry.js';
 import { LaunchError } from '../../src/launch/errors.js';
 import { recorder } from '../../src/launch/metering.js';
-import { checkPoolOptions, createPool, SessionPool } from '../../src/launch/session-pool.js';
+import { checkPoolOptions } from '../../src/launch/pool-options.js';
+import { SessionPool } from '../../src/launch/session-pool.js';
 import { setEnv } from '../helpers/env.js';
 import { type FakeBrowser, fakeDriver, rateLimited, tick } from './pool-driver.js';
 

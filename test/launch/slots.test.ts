@@ -17,12 +17,12 @@ import { LaunchError } from '../../src/launch/errors.js';
 import { type OpenedSession, openSession } from '../../src/launch/open-session.js';
 import {
   AccountSlots,
-  slotsOf,
   takeSlot,
   untilDeadline,
   waitForSlot,
   waitForTurn,
 } from '../../src/launch/slots.js';
+import { slotsOf } from '../../src/launch/tracker.js';
 import { setEnv } from '../helpers/env.js';
 import { json } from '../helpers/http-server.js';
 import { TOKEN, useFakeService } from './fake-service.js';
