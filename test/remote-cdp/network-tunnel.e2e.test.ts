@@ -47,7 +47,7 @@ describe('exposeNetwork through Playwright', () => {
     }
   });
 
-  it('serves a page that loads 40 modules at once without a Node warning in the user\'s process', async () => {
+  it("serves a page that loads 40 modules at once without a Node warning in the user's process", async () => {
     // A Vite dev server's first load: dozens of module requests in flight together.
     const modules = Array.from({ length: 40 }, (_, i) => `/m${i}.js`);
     const site = await startLoopbackSite(
