@@ -62,8 +62,6 @@ const NavigateSchema = lazySchema(() =>
   }),
 );
 
-const CLIENT_ERRORS = new Set(['SelectorNotFoundError', 'PageScriptError', 'NavigationError']);
-
 /** `/tools/<name>`: body `{ session_id, ... }`, read whole before the session is looked up. */
 const TOOLS: Record<string, Tool<z.ZodType, z.ZodType>> = {
   navigate: tool({
@@ -176,19 +174,17 @@ function endedError(session: SessionRecord): HttpError {
 
 function actionError(session: SessionRecord, error: unknown): HttpError {
   if (error instanceof HttpError) return error;
-  const name = error instanceof Error ? error.name : '';
   // The caller's own mistakes: a selector that matches nothing, a script that throws, a URL
   // Chromium cannot load. The message is the page's or Chromium's text, useful to fix the call.
   if (
     error instanceof SelectorNotFoundError ||
     error instanceof PageScriptError ||
-    error instanceof NavigationError ||
-    CLIENT_ERRORS.has(name)
+    error instanceof NavigationError
   ) {
-    return badRequest((error as Error).message || 'The page action was rejected');
+    return badRequest(error.message || 'The page action was rejected');
   }
   if (session.status !== 'running') return endedError(session);
-  if (error instanceof PageUnresponsiveError || name === 'PageUnresponsiveError') {
+  if (error instanceof PageUnresponsiveError) {
     return new HttpError(502, 'The browser or page did not respond');
   }
   const reason = error instanceof Error ? error.message : String(error);
