@@ -37,7 +37,8 @@ import { findSession } from './sessions.js';
 interface Tool<P extends z.ZodType, R extends z.ZodType> {
   params: P;
   result: R;
-  run(actions: PageActions, params: z.output<P>): Promise<z.input<R>>;
+  /** Resolves with the answer; an action that has none (void) answers `{ status: 'ok' }`. */
+  run(actions: PageActions, params: z.output<P>): Promise<z.input<R>> | Promise<void>;
 }
 
 /** Typed at the definition, so `run` sees the params its schema parses and returns its answer. */
@@ -67,10 +68,7 @@ const TOOLS: Record<string, Tool<z.ZodType, z.ZodType>> = {
   navigate: tool({
     params: NavigateSchema,
     result: ActionOkSchema,
-    run: async (a, { url }) => {
-      await a.navigate(url);
-      return ok;
-    },
+    run: (a, { url }) => a.navigate(url),
   }),
   content: tool({
     params: SessionParamsSchema,
@@ -107,26 +105,17 @@ const SESSION_ACTIONS: Record<string, Tool<z.ZodType, z.ZodType>> = {
   click: tool({
     params: ClickSchema,
     result: ActionOkSchema,
-    run: async (a, { selector }) => {
-      await a.click(selector);
-      return ok;
-    },
+    run: (a, { selector }) => a.click(selector),
   }),
   type: tool({
     params: TypeSchema,
     result: ActionOkSchema,
-    run: async (a, { selector, text }) => {
-      await a.type(selector, text);
-      return ok;
-    },
+    run: (a, { selector, text }) => a.type(selector, text),
   }),
   scroll: tool({
     params: ScrollSchema,
     result: ActionOkSchema,
-    run: async (a, { x, y }) => {
-      await a.scroll(x, y);
-      return ok;
-    },
+    run: (a, { x, y }) => a.scroll(x, y),
   }),
 };
 
@@ -159,7 +148,7 @@ async function run(
   if (session.status !== 'running' || !browser) throw endedError(session);
   ctx.sessions.touch(session);
   try {
-    return await action.run(browser.actions, params);
+    return (await action.run(browser.actions, params)) ?? ok;
   } catch (error) {
     throw actionError(session, error);
   } finally {
