@@ -9,6 +9,7 @@ import type { BrowserService } from './browser-service/service.js';
 import type { Store } from './browser-service/store.js';
 import type { EmulatorClock } from './clock.js';
 import { type Internet, siteIssue } from './network/internet.js';
+import { accountLimitsShape } from './options.js';
 import type { BrowserRuntime } from './runtime/index.js';
 import { type FaultRegistry, faultSpecSchema } from './server/faults.js';
 import { badRequest, notFound } from './server/http-error.js';
@@ -35,19 +36,10 @@ export interface AdminDeps {
 
 export const ADMIN_PREFIX = '/_emulator';
 
-const limitsSchema = z
-  .object({
-    concurrentSessions: z.number().int().min(0),
-    profiles: z.number().int().min(0),
-    maxDurationMinutes: z.number().int().min(1),
-    idleTimeoutMinutes: z.number().int().min(1),
-  })
-  .partial();
-
 const accountSchema = z.object({
   purchased: z.boolean().optional(),
   balance: z.number().min(0).optional(),
-  limits: limitsSchema.optional(),
+  limits: z.object(accountLimitsShape).partial().optional(),
 });
 
 const cutSchema = z.object({ sessionId: z.string().min(1).optional() });

@@ -126,6 +126,14 @@ const ms = () => z.number().min(0).finite();
 const fn = <T>(what: string) =>
   z.custom<T>((value) => typeof value === 'function', `must be ${what}`);
 
+/** The rules of each limit, for `defaultLimits` and the admin API's account limits alike. */
+export const accountLimitsShape = {
+  concurrentSessions: z.number().int().min(0),
+  profiles: z.number().int().min(0),
+  maxDurationMinutes: z.number().int().min(1),
+  idleTimeoutMinutes: z.number().int().min(1),
+} satisfies Record<keyof AccountLimits, z.ZodType>;
+
 /** `RuntimeOptions`, key for key: a key added there without a rule here is a type error. */
 const runtimeShape = {
   chromiumPath: z.string().min(1).optional(),
@@ -147,12 +155,7 @@ const EmulatorOptionsSchema = z
     port: z.number().int().min(0).max(65535).default(0),
     recordingPublicationDelayMs: ms().default(3000),
     defaultLimits: z
-      .strictObject({
-        concurrentSessions: z.number().int().min(0),
-        profiles: z.number().int().min(0),
-        maxDurationMinutes: z.number().int().min(1),
-        idleTimeoutMinutes: z.number().int().min(1),
-      })
+      .strictObject(accountLimitsShape)
       .partial()
       .prefault({})
       .transform((limits): AccountLimits => ({ ...DEFAULT_LIMITS, ...limits })),

@@ -19,7 +19,3 @@ export interface AccountServiceContext {
   /** Draws the per-row random numbers (seeded). */
   random(): number;
 }
-
-export function nowIso(clock: AccountClock): string {
-  return new Date(clock.now()).toISOString();
-}

@@ -12,7 +12,7 @@ import { accountNotFound } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { answer, parseBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
-import { type AccountServiceContext, nowIso } from './context.js';
+import type { AccountServiceContext } from './context.js';
 import type { NotificationRecord } from './state.js';
 import { NotificationAnswerSchema, NotificationIdSchema } from './wire-schemas.js';
 
@@ -22,14 +22,11 @@ export interface NotificationInput {
   message: string;
 }
 
-export function notificationView(n: NotificationRecord): z.input<typeof NotificationAnswerSchema> {
-  return {
-    notification_id: n.notification_id,
-    category: n.category,
-    title: n.title,
-    message: n.message,
-    created: n.created,
-  };
+export function notificationView({
+  read: _,
+  ...view
+}: NotificationRecord): z.input<typeof NotificationAnswerSchema> {
+  return view;
 }
 
 /** Queues an unread notification and emits `notification.created`. */
@@ -43,7 +40,7 @@ export function pushNotification(
     category: input.category ?? 'general',
     title: input.title ?? 'Notification',
     message: input.message,
-    created: nowIso(ctx.clock),
+    created: ctx.clock.nowIso(),
     read: false,
   };
   ctx.states.of(accountId).notifications.set(record.notification_id, record);

@@ -13,7 +13,7 @@ import { answer, parseBody } from '../server/wire.js';
 import { pendingMs } from './account-options.js';
 import { defaultAnswerProvider } from './answers.js';
 import { authenticate, requirePurchase } from './auth.js';
-import { type AccountServiceContext, nowIso } from './context.js';
+import type { AccountServiceContext } from './context.js';
 import { normalizeLocation } from './location-normalizer.js';
 import { pushNotification } from './notifications.js';
 import type { Batch, CreditRecord, RowRecord } from './state.js';
@@ -67,7 +67,7 @@ const batchView = (batch: Batch) => ({
 
 function grantMonthlyCredits(ctx: AccountServiceContext, account: AccountRecord): void {
   const state = ctx.states.of(account.id);
-  const month = new Date(ctx.clock.now()).toISOString().slice(0, 7);
+  const month = ctx.clock.nowIso().slice(0, 7);
   if (state.freeCreditsMonth === month) return;
   state.freeCreditsMonth = month;
   const amount = ctx.options.freeCreditsPerMonth;
@@ -96,7 +96,7 @@ function createBatch(
   request: SubmitRequest,
 ): Batch {
   const requestId = randomUUID();
-  const created = nowIso(ctx.clock);
+  const created = ctx.clock.nowIso();
   const locations = request.locations.map((l) => normalizeLocation(l.country, l.region, l.city));
   const rows: RowRecord[] = [];
   for (const question of request.questions) {
@@ -181,7 +181,7 @@ function succeed(
   if (record.row.status !== 'pending') return;
   record.row.raw_response = raw;
   record.row.status = 'success';
-  record.row.updated = nowIso(ctx.clock);
+  record.row.updated = ctx.clock.nowIso();
 }
 
 function fail(ctx: AccountServiceContext, record: RowRecord): void {
@@ -194,5 +194,5 @@ function fail(ctx: AccountServiceContext, record: RowRecord): void {
   }
   record.row.raw_response = null;
   record.row.status = 'failed';
-  record.row.updated = nowIso(ctx.clock);
+  record.row.updated = ctx.clock.nowIso();
 }

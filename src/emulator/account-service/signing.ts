@@ -1,18 +1,14 @@
 /**
- * Standard Webhooks signing (https://www.standardwebhooks.com): `webhook-signature` carries
- * `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one entry per active
- * secret, space-separated; the key is the base64 part of a `whsec_` secret.
+ * Standard Webhooks signing (https://www.standardwebhooks.com) with the client's own scheme,
+ * `standardWebhooks` (its tests check it against the reference `standardwebhooks` package):
+ * `webhook-signature` carries `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`,
+ * one entry per active secret, space-separated; the key is the base64 part of a `whsec_` secret.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { standardWebhooks } from '../../account-api/webhook-signature.js';
 
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
-}
-
-function keyOf(secret: string): Buffer {
-  return secret.startsWith('whsec_')
-    ? Buffer.from(secret.slice('whsec_'.length), 'base64')
-    : Buffer.from(secret, 'utf8');
 }
 
 export function signatureHeader(
@@ -21,12 +17,8 @@ export function signatureHeader(
   timestampSeconds: number,
   body: string,
 ): string {
+  const bytes = Buffer.from(body, 'utf8');
   return secrets
-    .map((secret) => {
-      const mac = createHmac('sha256', keyOf(secret))
-        .update(`${id}.${timestampSeconds}.${body}`)
-        .digest('base64');
-      return `v1,${mac}`;
-    })
+    .map((secret) => standardWebhooks.sign(secret, id, timestampSeconds, bytes))
     .join(' ');
 }

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { ResultRowSchema } from '../../account-api/schemas/queries.js';
+import type { NotificationAnswerSchema } from './wire-schemas.js';
 
 /** A row as `GET /llm/results/` answers it: the client's schema of a polled row. */
 export type Row = z.input<typeof ResultRowSchema>;
@@ -53,14 +54,8 @@ export interface WebhookRecord {
   lastDelivery: LastDelivery;
 }
 
-export interface NotificationRecord {
-  notification_id: string;
-  category: string;
-  title: string;
-  message: string;
-  created: string;
-  read: boolean;
-}
+/** A notification as the service answers it, and whether it was read. */
+export type NotificationRecord = z.input<typeof NotificationAnswerSchema> & { read: boolean };
 
 export interface AccountState {
   /** `YYYY-MM` (UTC) of the last free-credit grant. */

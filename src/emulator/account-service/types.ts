@@ -3,14 +3,10 @@
  * reads, and the accounts it serves (owned by the control plane's store, created by
  * `POST /_emulator/accounts`).
  */
+import type { EmulatorClock } from '../clock.js';
 
-/** The emulator clock as this service uses it (`EmulatorClock` satisfies it). */
-export interface AccountClock {
-  /** Emulator time, ms since the epoch. */
-  now(): number;
-  /** Runs `fn` once emulator time reaches `at`, or when the clock is advanced past it. */
-  at(at: number, fn: () => void): { cancel(): void };
-}
+/** The emulator clock as this service uses it. */
+export type AccountClock = Pick<EmulatorClock, 'now' | 'nowIso' | 'at'>;
 
 /**
  * One account, as the control plane stores it. The service mutates `balance` (charges, refunds,

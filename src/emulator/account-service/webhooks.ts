@@ -14,7 +14,7 @@ import { accountNotFound } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { answer, parseBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
-import { type AccountServiceContext, nowIso } from './context.js';
+import type { AccountServiceContext } from './context.js';
 import { EVENT_TYPES } from './events.js';
 import { newSigningSecret } from './signing.js';
 import type { WebhookRecord } from './state.js';
@@ -62,7 +62,7 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServic
   routes.add('POST', '/webhooks', ({ req, body }) => {
     const hooks = hooksOf(req);
     const input = webhookInput(body);
-    const now = nowIso(ctx.clock);
+    const now = ctx.clock.nowIso();
     const hook: WebhookRecord = {
       id: randomUUID(),
       ...input,
@@ -89,7 +89,7 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServic
   routes.add('PUT', '/webhooks/:id', ({ req, params, body }) => {
     const hook = find(req, params.id);
     // Full replacement: whatever is omitted reverts to its default.
-    Object.assign(hook, webhookInput(body), { updated: nowIso(ctx.clock) });
+    Object.assign(hook, webhookInput(body), { updated: ctx.clock.nowIso() });
     return { body: answer(WebhookAnswerSchema, webhookView(hook)) };
   });
 
@@ -105,7 +105,7 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServic
     hook.previousSecret = window === null ? undefined : hook.secret;
     hook.previousValidUntil = window === null ? undefined : ctx.clock.now() + window;
     hook.secret = newSigningSecret();
-    hook.updated = nowIso(ctx.clock);
+    hook.updated = ctx.clock.nowIso();
     const until = hook.previousValidUntil;
     const rotation = {
       ...webhookView(hook),

@@ -47,16 +47,7 @@ export function exitIdentity(subject: ExitSubject, connection: number): ExitIden
         : `198.51.100.${hostByte(accountId, sessionId)}`;
     location = pinFromConfig(config);
   }
-  return {
-    ip,
-    country: location.country,
-    region: location.region,
-    city: location.city,
-    zip: location.zip,
-    isp: location.isp,
-    connection_type: location.connection_type,
-    session_type: config.session_type,
-  };
+  return { ip, ...location, session_type: config.session_type };
 }
 
 /** The exit of `session` on each of its connections, read afresh (a `pin_ip` profile pins late). */

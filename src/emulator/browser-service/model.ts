@@ -4,6 +4,7 @@ import type { SessionConfigSchema } from '../../browser-api/schemas/sessions.js'
 import type { ClockTimer } from '../clock.js';
 import type { AccountLimits } from '../options.js';
 import type { RecordingFile, RunningBrowser } from '../runtime/index.js';
+import type { ExitIdentity } from '../runtime/types.js';
 
 export interface Account {
   id: string;
@@ -94,14 +95,8 @@ export interface RecordingRecord {
   publishedAt: number;
 }
 
-export interface PinnedLocation {
-  country: string;
-  region: string;
-  city: string;
-  isp: string;
-  zip: string;
-  connection_type: string;
-}
+/** Where a `pin_ip` profile's exit is: its exit identity less the address and session type. */
+export type PinnedLocation = Omit<ExitIdentity, 'ip' | 'session_type'>;
 
 export interface ProfileRecord {
   id: string;

@@ -36,11 +36,8 @@ export function sessionDetail(
 ): z.input<typeof SessionSchema> {
   const cdpUrl = cdpUrlOf(ctx, session);
   return {
-    id: session.id,
-    status: session.status,
-    created_at: iso(session.createdAt),
+    ...sessionSummary(session),
     ended_at: session.endedAt === null ? null : iso(session.endedAt),
-    config: session.config,
     ...(cdpUrl ? { cdp_url: cdpUrl } : {}),
   };
 }

@@ -37,7 +37,8 @@ import { findSession } from './sessions.js';
 interface Tool<P extends z.ZodType, R extends z.ZodType> {
   params: P;
   result: R;
-  run(actions: PageActions, params: z.output<P>): Promise<z.input<R>>;
+  /** Resolves with the answer; an action that has none (void) answers `{ status: 'ok' }`. */
+  run(actions: PageActions, params: z.output<P>): Promise<z.input<R>> | Promise<void>;
 }
 
 /** Typed at the definition, so `run` sees the params its schema parses and returns its answer. */
@@ -62,17 +63,12 @@ const NavigateSchema = lazySchema(() =>
   }),
 );
 
-const CLIENT_ERRORS = new Set(['SelectorNotFoundError', 'PageScriptError', 'NavigationError']);
-
 /** `/tools/<name>`: body `{ session_id, ... }`, read whole before the session is looked up. */
 const TOOLS: Record<string, Tool<z.ZodType, z.ZodType>> = {
   navigate: tool({
     params: NavigateSchema,
     result: ActionOkSchema,
-    run: async (a, { url }) => {
-      await a.navigate(url);
-      return ok;
-    },
+    run: (a, { url }) => a.navigate(url),
   }),
   content: tool({
     params: SessionParamsSchema,
@@ -109,26 +105,17 @@ const SESSION_ACTIONS: Record<string, Tool<z.ZodType, z.ZodType>> = {
   click: tool({
     params: ClickSchema,
     result: ActionOkSchema,
-    run: async (a, { selector }) => {
-      await a.click(selector);
-      return ok;
-    },
+    run: (a, { selector }) => a.click(selector),
   }),
   type: tool({
     params: TypeSchema,
     result: ActionOkSchema,
-    run: async (a, { selector, text }) => {
-      await a.type(selector, text);
-      return ok;
-    },
+    run: (a, { selector, text }) => a.type(selector, text),
   }),
   scroll: tool({
     params: ScrollSchema,
     result: ActionOkSchema,
-    run: async (a, { x, y }) => {
-      await a.scroll(x, y);
-      return ok;
-    },
+    run: (a, { x, y }) => a.scroll(x, y),
   }),
 };
 
@@ -161,7 +148,7 @@ async function run(
   if (session.status !== 'running' || !browser) throw endedError(session);
   ctx.sessions.touch(session);
   try {
-    return await action.run(browser.actions, params);
+    return (await action.run(browser.actions, params)) ?? ok;
   } catch (error) {
     throw actionError(session, error);
   } finally {
@@ -176,19 +163,17 @@ function endedError(session: SessionRecord): HttpError {
 
 function actionError(session: SessionRecord, error: unknown): HttpError {
   if (error instanceof HttpError) return error;
-  const name = error instanceof Error ? error.name : '';
   // The caller's own mistakes: a selector that matches nothing, a script that throws, a URL
   // Chromium cannot load. The message is the page's or Chromium's text, useful to fix the call.
   if (
     error instanceof SelectorNotFoundError ||
     error instanceof PageScriptError ||
-    error instanceof NavigationError ||
-    CLIENT_ERRORS.has(name)
+    error instanceof NavigationError
   ) {
-    return badRequest((error as Error).message || 'The page action was rejected');
+    return badRequest(error.message || 'The page action was rejected');
   }
   if (session.status !== 'running') return endedError(session);
-  if (error instanceof PageUnresponsiveError || name === 'PageUnresponsiveError') {
+  if (error instanceof PageUnresponsiveError) {
     return new HttpError(502, 'The browser or page did not respond');
   }
   const reason = error instanceof Error ? error.message : String(error);

@@ -6,6 +6,7 @@
  * of the emulator's internet and to `exit.test`; every other host is refused (docs/emulator.md
  * says what a page sees). Requests to a published site carry `X-Forwarded-For: <exit ip>`.
  */
+import { once } from 'node:events';
 import {
   createServer,
   request as httpRequest,
@@ -212,13 +213,8 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
   });
   server.on('upgrade', onUpgrade);
   server.on('connect', onConnect);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.socketPath, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.socketPath);
+  await once(server, 'listening');
   let closing: Promise<void> | undefined;
   return {
     close: () => {

@@ -6,6 +6,7 @@
  * TLS never loads it.
  */
 import { createHash, createPublicKey, generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 
 export interface KeyPairPem {
   key: string;
@@ -14,18 +15,13 @@ export interface KeyPairPem {
 }
 
 /** A fresh RSA 2048 key (what every TLS client accepts), generated off the main thread. */
-export function newKey(): Promise<KeyPairPem> {
-  return new Promise((resolve, reject) => {
-    generateKeyPair(
-      'rsa',
-      {
-        modulusLength: 2048,
-        publicKeyEncoding: { type: 'spki', format: 'pem' },
-        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-      },
-      (error, publicKey, key) => (error ? reject(error) : resolve({ key, publicKey })),
-    );
+export async function newKey(): Promise<KeyPairPem> {
+  const { publicKey, privateKey } = await promisify(generateKeyPair)('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
+  return { key: privateKey, publicKey };
 }
 
 /** base64 SHA-256 of a key's SubjectPublicKeyInfo: Chromium's `--ignore-certificate-errors-spki-list`. */

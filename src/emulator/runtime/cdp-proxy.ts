@@ -52,9 +52,11 @@ function parseProxyPath(url: string | undefined): ProxyPath | undefined {
 }
 
 type Refusal = { status: 401 | 404; error: string };
+const NOT_RUNNING: Refusal = { status: 404, error: 'session not found or no longer running' };
 /**
  * The resolver only says yes or no; the status tells a missing or wrong token (401) from a
- * session that is not running (404), which the control plane's directory knows.
+ * session that is not running (404), which the control plane's directory knows. A browser that
+ * ended since (a stop racing the request) is not running either.
  */
 function authorize(
   resolve: CdpTargetResolver,
@@ -62,11 +64,10 @@ function authorize(
   { sessionId, token }: ProxyPath,
 ): RunningSession | Refusal {
   const target = token === undefined ? undefined : resolve(sessionId, token);
-  if (target) return target;
+  if (target) return target.browser.hasEnded() ? NOT_RUNNING : target;
   if (token === undefined)
     return { status: 401, error: 'missing access token: use the cdp_url as given' };
-  if (!sessions.running(sessionId))
-    return { status: 404, error: 'session not found or no longer running' };
+  if (!sessions.running(sessionId)) return NOT_RUNNING;
   return { status: 401, error: 'invalid access token for this session' };
 }
 
@@ -97,10 +98,6 @@ export function createCdpProxy({ publicOrigin, resolve, sessions }: CdpProxyOpti
         refuseUpgrade(socket, verdict.status, verdict.error);
         return true;
       }
-      if (verdict.browser.hasEnded()) {
-        refuseUpgrade(socket, 404, 'session not found or no longer running');
-        return true;
-      }
       const chromiumPath = chromiumPathFor(path.rest, verdict.browser);
       if (!chromiumPath) {
         refuseUpgrade(socket, 404, 'no such CDP endpoint');
@@ -125,9 +122,6 @@ export function createCdpProxy({ publicOrigin, resolve, sessions }: CdpProxyOpti
       if (!devtoolsPath) return refuse(res, 404, 'no such CDP endpoint');
       const verdict = authorize(resolve, sessions, path);
       if ('status' in verdict) return refuse(res, verdict.status, verdict.error);
-      if (verdict.browser.hasEnded()) {
-        return refuse(res, 404, 'session not found or no longer running');
-      }
       verdict.onActivity();
       const token = path.token!;
       void serveDevtoolsJson(

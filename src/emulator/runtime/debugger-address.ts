@@ -4,6 +4,7 @@
  * cannot add one): the unguessable port on loopback, open only while the control plane keeps it,
  * is the capability. Traffic counts as activity like the cdp_url's.
  */
+import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -83,10 +84,8 @@ export async function openDebuggerAddress(
       onActivity: entry.onActivity,
     });
   };
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
   listener.ports.push(port);
   const address = `127.0.0.1:${port}`;

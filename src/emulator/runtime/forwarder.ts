@@ -13,6 +13,7 @@
  * project is visible there.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /** Starts the forwarder's stderr line that says why it ended the sandbox. */
@@ -49,16 +50,11 @@ export function pipeBoth(a: Socket, b: Socket): void {
   b.pipe(a);
 }
 
-function listen(server: Server, where: number | string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    const done = () => {
-      server.off('error', reject);
-      resolve();
-    };
-    if (typeof where === 'number') server.listen(where, '127.0.0.1', done);
-    else server.listen(where, done);
-  });
+/** Rejects with the listen error (events.once rejects on 'error'). */
+async function listen(server: Server, where: number | string): Promise<void> {
+  if (typeof where === 'number') server.listen(where, '127.0.0.1');
+  else server.listen(where);
+  await once(server, 'listening');
 }
 
 /** Both listeners up (rejects naming the one that could not listen). */

@@ -134,12 +134,13 @@ function mountSystemDirs(extra: readonly string[]): string[] {
   return args;
 }
 
-/** The bwrap command that runs the forwarder and, below it, Chromium in a sandbox of their own. */
-export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
-  const node = realpathSync(process.execPath);
-  const chromium = realpathSync(spec.executable);
-  const args = [
-    // Its own user namespace, as nobody: no capability over the host, no host uid.
+/**
+ * The namespaces of a sandbox, the same for the launch and the probe that tests them: its own
+ * user namespace as nobody (no capability over the host, no host uid), its own network, pids,
+ * IPC and host name, the system dirs (and `extraDirs`) read-only, its own /dev and /proc.
+ */
+function namespaces(extraDirs: readonly string[]): string[] {
+  return [
     '--unshare-user',
     '--uid',
     String(SANDBOX_UID),
@@ -152,11 +153,20 @@ export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
     '--unshare-ipc',
     '--unshare-uts',
     '--die-with-parent',
-    ...mountSystemDirs([dirname(node), dirname(chromium)]),
+    ...mountSystemDirs(extraDirs),
     '--dev',
     '/dev',
     '--proc',
     '/proc',
+  ];
+}
+
+/** The bwrap command that runs the forwarder and, below it, Chromium in a sandbox of their own. */
+export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
+  const node = realpathSync(process.execPath);
+  const chromium = realpathSync(spec.executable);
+  const args = [
+    ...namespaces([dirname(node), dirname(chromium)]),
     '--bind',
     spec.tempDir,
     SANDBOX_TMP,
@@ -232,19 +242,7 @@ export async function probeSandbox(): Promise<{ bwrap: string } | { reason: stri
   if (!bwrap) return { reason: 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap' };
   const node = realpathSync(process.execPath);
   const args = [
-    '--unshare-user',
-    '--uid',
-    String(SANDBOX_UID),
-    '--gid',
-    String(SANDBOX_UID),
-    '--unshare-net',
-    '--unshare-pid',
-    '--die-with-parent',
-    ...mountSystemDirs([dirname(node)]),
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
+    ...namespaces([dirname(node)]),
     '--tmpfs',
     '/tmp',
     '--',

@@ -5,6 +5,7 @@
  * websocket frame half of one each way (a CDP call and its answer: one RTT), and a fresh
  * connection one more, as on a real link. Only latency is modelled: no bandwidth limit, no loss.
  */
+import { once } from 'node:events';
 import type { Server } from 'node:http';
 import {
   type AddressInfo,
@@ -123,13 +124,8 @@ export async function openLatencyFront(options: {
     delayLine(client, upstream, oneWay, gateAt);
     delayLine(upstream, client, oneWay, 0);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
   const { port } = server.address() as { port: number };
   let closing: Promise<void> | undefined;
   return {
@@ -174,7 +170,8 @@ export async function listenBehindNetwork(
     ? createTlsServer(serverTls, (socket) => server.emit('connection', socket))
     : undefined;
   const listener = tls ?? server;
-  await listen(listener, options.host, rttMs > 0 ? 0 : options.port);
+  listener.listen(rttMs > 0 ? 0 : options.port, options.host);
+  await once(listener, 'listening');
   const serverPort = (listener.address() as AddressInfo).port;
   const front =
     rttMs > 0
@@ -188,14 +185,4 @@ export async function listenBehindNetwork(
   const port = front?.port ?? serverPort;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return { origin: `${tls ? 'https' : 'http'}://${host}:${port}`, front, tls };
-}
-
-function listen(server: NetServer | TlsServer, host: string, port: number): Promise<void> {
-  return new Promise((done, fail) => {
-    server.once('error', fail);
-    server.listen(port, host, () => {
-      server.off('error', fail);
-      done();
-    });
-  });
 }

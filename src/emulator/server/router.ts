@@ -140,13 +140,8 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
     const want = pattern[i] as string;
     const got = parts[i] as string;
     if (want.startsWith(':')) {
-      let value: string;
-      try {
-        value = decodeURIComponent(got);
-      } catch {
-        return undefined;
-      }
-      params[want.slice(1)] = value;
+      // The server matches only paths parseTarget has decoded whole, so each segment decodes.
+      params[want.slice(1)] = decodeURIComponent(got);
     } else if (want !== got) {
       return undefined;
     }

@@ -138,7 +138,7 @@ describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
     const script = forwarderScript();
     expect(script).toMatch(/dist\/sandbox-forwarder\.js$/);
     const imports = [...readFileSync(script, 'utf8').matchAll(/^import .* from "([^"]+)";$/gm)];
-    expect(imports.map(([, from]) => from).sort()).toEqual(['child_process', 'net']);
+    expect(imports.map(([, from]) => from).sort()).toEqual(['child_process', 'events', 'net']);
   });
 
   it("ends the session with the reason in the log when the sandbox's forwarder is killed", async () => {
