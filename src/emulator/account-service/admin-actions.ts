@@ -14,9 +14,9 @@ import { HttpError } from '../server/http-error.js';
 import type { RouteRegistrar } from '../server/router.js';
 import { parseBody } from '../server/wire.js';
 import type { AccountServiceContext } from './context.js';
-import { EVENT_TYPES } from './events.js';
 import { notificationView, pushNotification } from './notifications.js';
 import type { AccountRecord } from './types.js';
+import { EVENT_TYPES } from './wire-schemas.js';
 
 /** The account a call names, by id or key; an optional one means every account. */
 const naming = () => ({ accountId: zod().string().optional(), apiKey: zod().string().optional() });

@@ -1,42 +1,14 @@
 /**
- * Event types and webhook deliveries. There is deliberately no event for query results: the
+ * Webhook deliveries (the event types are wire-schemas.ts's EVENT_TYPES). There is deliberately no event for query results: the
  * spec says results arrive only by polling. A delivery is one real POST to the webhook URL,
  * signed per Standard Webhooks with every active secret; its outcome becomes `last_delivery`.
  * No retries: the emulator models the latest attempt only.
  */
 import { randomUUID } from 'node:crypto';
-import type { EventType } from '../../account-api/schemas/webhooks.js';
 import type { ResolvedAccountOptions } from './account-options.js';
 import { signatureHeader } from './signing.js';
 import type { AccountStates, LastDelivery, WebhookRecord } from './state.js';
 import type { AccountClock } from './types.js';
-
-export type { EventType };
-
-export const EVENT_TYPES: readonly EventType[] = [
-  {
-    type: 'credits.low',
-    category: 'credits',
-    description: 'A submit brought the balance under the low-credit threshold.',
-  },
-  {
-    type: 'credits.granted',
-    category: 'credits',
-    description: "The month's free credits were granted by the first balance read of the month.",
-  },
-  {
-    type: 'credits.purchased',
-    category: 'billing',
-    description: 'A credit-pack purchase completed and its credits were added.',
-  },
-  {
-    type: 'notification.created',
-    category: 'notifications',
-    description: 'A notification joined the unread queue.',
-  },
-];
-
-export const EVENT_TYPE_NAMES: ReadonlySet<string> = new Set(EVENT_TYPES.map((e) => e.type));
 
 export interface DeliveryResult {
   webhook_id: string;

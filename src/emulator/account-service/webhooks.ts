@@ -15,11 +15,11 @@ import type { RouteRegistrar } from '../server/router.js';
 import { answer, parseBody } from '../server/wire.js';
 import { authenticate } from './auth.js';
 import type { AccountServiceContext } from './context.js';
-import { EVENT_TYPES } from './events.js';
 import { newSigningSecret } from './signing.js';
 import type { WebhookRecord } from './state.js';
 import {
   CreatedWebhookAnswerSchema,
+  EVENT_TYPES,
   RotationAnswerSchema,
   WebhookAnswerSchema,
   WebhookRequestSchema,

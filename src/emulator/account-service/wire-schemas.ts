@@ -17,6 +17,7 @@ import {
 } from '../../account-api/schemas/queries.js';
 import {
   CreatedWebhookSchema,
+  type EventType,
   RotationSchema,
   WebhookInputSchema,
   WebhookSchema,
@@ -24,8 +25,36 @@ import {
 import { lazySchema, zod } from '../../http/lazy-schema.js';
 import { shown } from '../../http/request-validation.js';
 import type { ResolvedAccountOptions } from './account-options.js';
-import { EVENT_TYPE_NAMES } from './events.js';
 import { isKnownCountry } from './location-normalizer.js';
+
+/**
+ * The event types this service emits (`GET /webhooks/event-types`), the catalogue a webhook's
+ * `events` are checked against.
+ */
+export const EVENT_TYPES: readonly EventType[] = [
+  {
+    type: 'credits.low',
+    category: 'credits',
+    description: 'A submit brought the balance under the low-credit threshold.',
+  },
+  {
+    type: 'credits.granted',
+    category: 'credits',
+    description: "The month's free credits were granted by the first balance read of the month.",
+  },
+  {
+    type: 'credits.purchased',
+    category: 'billing',
+    description: 'A credit-pack purchase completed and its credits were added.',
+  },
+  {
+    type: 'notification.created',
+    category: 'notifications',
+    description: 'A notification joined the unread queue.',
+  },
+];
+
+export const EVENT_TYPE_NAMES: ReadonlySet<string> = new Set(EVENT_TYPES.map((e) => e.type));
 
 const COUNTRY_FORMAT = /^[a-z]{2}$/;
 
