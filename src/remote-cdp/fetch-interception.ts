@@ -89,6 +89,12 @@ export class FetchInterception {
     return { applied, remove };
   }
 
+  /** Sends the pattern union again (a new connection: remote-cdp.ts reopen()). */
+  resend(): Promise<void> {
+    this.#enabled = false;
+    return this.#update();
+  }
+
   /** Forgets every interceptor (the session closed; nothing is sent). */
   clear(): void {
     this.#interceptors.length = 0;

@@ -152,6 +152,10 @@ export async function applyGeoToTargets(
       },
     );
     sessions.set(target.targetId, attached);
+    // Ended without the target (a reopened connection): its next `targetCreated` covers it again.
+    void session.closed.then(() => {
+      if (sessions.get(target.targetId) === attached) sessions.delete(target.targetId);
+    });
     return attached;
   };
   const stopCreated = cdp.on('Target.targetCreated', (e: { targetInfo: RemoteTarget }) => {

@@ -1,45 +1,28 @@
 /**
  * Remote CDP: what the library does over CDP for both Playwright and Puppeteer, on ONE
- * browser-level session per connected browser: since issue 34 the features' own connection to
- * the session's `cdp_url` (cdp-connection.ts), which the adapters open with
- * `openRemoteFeatures()` (remote-features.ts) alongside their library's connect. On the
- * library's own browser-level session (Playwright's `newBrowserCDPSession()`, Puppeteer's browser
- * target) it could only open after the connect: two serial round trips per launch. The exposeNetwork
- * tunnel, the WebSocket bridge, downloads, uploads and geo overrides share it:
+ * browser-level session per connected browser, since issue 34 on the features' own connection
+ * to the session's `cdp_url`, opened alongside the library's connect (remote-features.ts; on the
+ * library's own session it could only open after the connect: two serial round trips a launch).
+ * The exposeNetwork tunnel, the WebSocket bridge, downloads, uploads and geo share it:
  *
- * - `remoteCdpFor(browser, open)`: the RemoteCdp the adapter adopted for the browser
- *   (`adoptRemoteCdp`), else one opened on `open` (a library's session); `close()` ends it.
- * - Every `send` and `on` is typed from `devtools-protocol` (CdpSession); every event handler
- *   runs behind the dispatch guard (guardListener): nothing a page, the service or a closed
- *   connection does makes a handler's exception reach the user's process.
- * - `targets` follows every target (pages, popups, OOPIF iframes, workers, service workers) with
- *   `Target.setDiscoverTargets`: a top-level page (`isPageFrame`) and each target's current URL.
- * - `intercept()` is the one owner of the `Fetch` domain (fetch-interception.ts): the union of
- *   the features' patterns, dispatched in the fixed INTERCEPT_ORDER, with the tunnel → downloads
- *   hand-off of served responses (`offerServed`).
+ * - `remoteCdpFor(browser, open)`: the RemoteCdp adopted for the browser (`adoptRemoteCdp`),
+ *   else one opened on `open` (a library's session).
+ * - Every `send` and `on` is typed from `devtools-protocol`; every handler runs behind the
+ *   dispatch guard (guardListener): nothing a page, the service or a closed connection does
+ *   makes a handler's exception reach the user's process.
+ * - `targets` follows every target with `Target.setDiscoverTargets`.
+ * - `intercept()` owns the `Fetch` domain (fetch-interception.ts): the union of the features'
+ *   patterns, in the fixed INTERCEPT_ORDER, with the tunnel → downloads hand-off (`offerServed`).
  * - `attach(targetId)` is the one way into a target (target-session.ts, target-routing.ts).
- * - Two connections, no shared order: nothing the user's next command needs is left in flight
- *   when a launch returns: `ready()` waits for the setup batch and for the WebSocket bridge's
- *   scripts on the tabs there (`waitFor()`).
+ * - Setup in one round trip: `setup(...calls)` and every `Fetch.enable` go out at once; the
+ *   adapter awaits `ready()` once, after every feature started (it also waits for the bridge's
+ *   scripts on the tabs there, `waitFor()`: the user's next command comes on another socket).
+ * - `reopen(channel)`: the same session on a new connection after the old one dropped.
  *
- * Setup in one round trip, and the extension points for a feature (geo overrides, …):
- * - Session-wide setup: `setup(...calls)` sends the calls at once, without waiting for the
- *   answer of any other; `Target.setDiscoverTargets` (open) and every `Fetch.enable` of
- *   `intercept()` join the same batch. A feature adds its browser-level commands with
- *   `setup()` while starting and does not await them; the adapter awaits `ready()` once, after
- *   every feature has started, so the whole start costs one round trip.
- * - Per-target setup: `addTargetSetup(contribution)` gives the commands a target needs when a
- *   session attaches to it (geo's `Emulation.set*Override`, `Network.setUserAgentOverride`).
- *   `attach()` sends them together as the session's first commands, before the attaching
- *   feature's; a target it holds (a paused document request, one waiting for the debugger)
- *   runs its first script only after them.
- *
- * Why non-flat target sessions: a RemoteCdp may still run on a library's own session
- * (remoteCdpFor's `open`: startTransfers() on a browser of the user's own `puppeteer.connect`),
- * and Playwright's `newBrowserCDPSession()` drops the messages of flattened child sessions;
- * non-flat ones work on both: one abstraction. The browser target's `Fetch` domain sees every
- * request of every target from the moment it is enabled, after every page-level interception:
- * Playwright's `page.route()`/`context.route()` and Puppeteer's request interception come first.
+ * Why non-flat target sessions: Playwright's `newBrowserCDPSession()` (remoteCdpFor's `open`)
+ * drops the messages of flattened child sessions; non-flat ones work on every channel. The
+ * browser target's `Fetch` sees a request after every page-level interception: Playwright's
+ * `route()` and Puppeteer's request interception come first.
  */
 import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
@@ -79,9 +62,6 @@ export type {
 /** One target of the browser, as `Target.targetInfoChanged` last described it. */
 export type RemoteTarget = Protocol.Target.TargetInfo;
 
-/** A feature's per-target setup: the commands `target` gets when a session attaches to it. */
-export type TargetSetup = (target: RemoteTarget | undefined, targetId: string) => CdpCall[];
-
 /** A session on one target (RemoteCdp.attach()). */
 export interface AttachedTarget {
   /** Usable at once: listen on it before anything arrives, send without waiting. */
@@ -93,10 +73,13 @@ export interface AttachedTarget {
 }
 
 export class RemoteCdp implements CdpSession {
-  readonly #channel: CdpChannel;
+  #channel: CdpChannel;
+  /** Every listener on the channel (this one's and the features'), for a reopen() to move. */
+  readonly #listeners = new Set<{ event: string; listener: (params: never) => void }>();
+  /** The setup() calls by method, the last of each: the state a reopened connection needs. */
+  readonly #replay = new Map<string, CdpCall>();
   readonly #targets = new Map<string, RemoteTarget>();
   readonly #fetch: FetchInterception;
-  readonly #targetSetup: TargetSetup[] = [];
   readonly #routing: TargetRouting;
   /** Setup calls sent and not answered yet (ready() waits for them). */
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -148,10 +131,12 @@ export class RemoteCdp implements CdpSession {
 
   /** Listens to a browser-level event (behind the dispatch guard); returns how to stop. */
   on<E extends CdpEvent>(event: E, listener: CdpListener<E>): () => void {
-    const guarded = guardListener(event, listener) as (params: never) => void;
-    this.#channel.on(event, guarded);
+    const entry = { event, listener: guardListener(event, listener) as (params: never) => void };
+    this.#listeners.add(entry);
+    this.#channel.on(event, entry.listener);
     return () => {
-      this.#channel.off(event, guarded);
+      this.#listeners.delete(entry);
+      this.#channel.off(event, entry.listener);
     };
   }
 
@@ -160,7 +145,29 @@ export class RemoteCdp implements CdpSession {
    * returned promise rejects when one fails; a caller that only needs the batch ignores it.
    */
   setup(...calls: CdpCall[]): Promise<void> {
+    for (const call of calls) this.#replay.set(call.method, call);
     return this.#track(sendAll(this, calls));
+  }
+
+  /**
+   * Moves this session onto `channel`, a new connection to the same browser after the old one
+   * dropped (remote-features.ts): every listener moves over; the target sessions of the old
+   * one close (each feature's `closed` handling forgets them); the session-wide setup (the last
+   * setup() call of each method, the Fetch patterns) is sent again, and with it
+   * `Target.setDiscoverTargets`, whose `targetCreated` of every target there lets each feature
+   * attach again. Resolves when that setup is answered; rejects with the first that failed.
+   */
+  async reopen(channel: CdpChannel): Promise<void> {
+    if (this.#closed) throw new TargetSessionClosedError('the browser session is closed');
+    const old = this.#channel;
+    for (const { event, listener } of this.#listeners) old.off(event, listener);
+    void old.detach().catch(() => {});
+    this.#routing.closeAll(new TargetSessionClosedError('the CDP connection dropped'));
+    this.#targets.clear();
+    this.#setupFailure = undefined;
+    this.#channel = channel;
+    for (const { event, listener } of this.#listeners) channel.on(event, listener);
+    await Promise.all([this.setup(...this.#replay.values()), this.#track(this.#fetch.resend())]);
   }
 
   /**
@@ -204,21 +211,11 @@ export class RemoteCdp implements CdpSession {
     return this.#fetch.offerServed(from, event, response);
   }
 
-  /** Registers a feature's per-target setup (see the module comment); returns how to remove it. */
-  addTargetSetup(contribution: TargetSetup): () => void {
-    this.#targetSetup.push(contribution);
-    return () => {
-      const at = this.#targetSetup.indexOf(contribution);
-      if (at >= 0) this.#targetSetup.splice(at, 1);
-    };
-  }
-
   /**
    * Attaches a non-flat session to `targetId` (target-session.ts, target-routing.ts) and sends
-   * every per-target setup contribution on it, then `first` (the attaching feature's own first
-   * commands), all at once as its first commands. Returns at once: when no other session of
-   * ours is on the target, the commands go out in the same write as the attach, so they reach
-   * the target before anything sent after this call (a navigation the user starts).
+   * `first` (the attaching feature's first commands) on it at once. Returns at once: when no
+   * other session of ours is on the target, the commands go out in the same write as the
+   * attach, so they reach the target before anything sent after this call (a user's goto).
    */
   attach(targetId: string, first: readonly CdpCall[] = []): AttachedTarget {
     if (this.#closed) {
@@ -234,9 +231,7 @@ export class RemoteCdp implements CdpSession {
       return { session, attached, setupDone: attached };
     }
     const { session, attached } = this.#routing.attach(targetId);
-    const target = this.#targets.get(targetId);
-    const calls = this.#targetSetup.flatMap((contribution) => contribution(target, targetId));
-    const setupDone = sendAll(session, [...calls, ...first]);
+    const setupDone = sendAll(session, first);
     setupDone.catch((error: unknown) =>
       debug(`setup of target ${targetId} failed: ${(error as Error).message}`),
     );

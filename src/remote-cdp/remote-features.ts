@@ -19,10 +19,14 @@
  * through the client. The download bridge pauses document responses only while a download can
  * be received (downloads.ts).
  */
+import { createDebug } from '../http/debug.js';
 import type { CdpChannel } from './cdp-channel.js';
+import type { CdpConnection } from './cdp-connection.js';
 import type { RemoteDownloads, RemoteDownloadsOptions } from './downloads.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
 import { adoptRemoteCdp, RemoteCdp, remoteCdpFor } from './remote-cdp.js';
+
+const debug = createDebug('remote-cdp');
 
 export interface RemoteFeatureOptions {
   /** See `ConnectOptions.exposeNetwork`. Default: `'<loopback>'`. */
@@ -107,14 +111,17 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
   const networkOn = !parseExposeNetwork(exposeNetwork).empty;
   let closing: Promise<void> | undefined;
   // `ws` loads with the first launch, not with the adapter's import (entry-cost, P6).
-  const connection = import('./cdp-connection.js').then(({ CdpConnection }) =>
-    CdpConnection.open(cdpUrl),
-  );
-  const cdp = connection.then((conn) => {
+  const connect = () =>
+    import('./cdp-connection.js').then(({ CdpConnection }) => CdpConnection.open(cdpUrl));
+  const connection = connect();
+  /** The connection the features run on now (a reopen replaces it). */
+  let current: Promise<CdpConnection> = connection;
+  const channelOf = (conn: CdpConnection) => ({
+    ...conn.channel(),
     // Ended by the features' close: its detach() ends the connection, which is ours alone.
-    const channel = conn.channel();
-    return RemoteCdp.open({ ...channel, detach: async () => conn.close() });
+    detach: async () => conn.close(),
   });
+  const cdp = connection.then((conn) => RemoteCdp.open(channelOf(conn)));
   const downloads = options.downloads
     ? cdp.then(async (host) => {
         const { RemoteDownloads } = await import('./downloads.js');
@@ -132,11 +139,50 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
       const [host, bridge, stop] = await started.catch(() => [undefined, undefined, undefined]);
       await Promise.allSettled([stop?.(), bridge?.close()]);
       await host?.close();
-      // Not opened yet, or opened after a failed start: closed either way.
+      // Not opened yet, opened after a failed start, or reopened: closed either way.
       await connection.then((conn) => conn.close()).catch(() => {});
+      await current.then((conn) => conn.close()).catch(() => {});
     })();
     return closing;
   };
+  /**
+   * The features' connection dropped while the browser's stayed: the same session is reached
+   * again on a new connection and the features move onto it (RemoteCdp.reopen()), so the
+   * tunnel, the bridges, downloads and geo go on. When no connection opens within
+   * REOPEN_DELAYS_MS, the user is told once what stopped.
+   */
+  const reopen = async (): Promise<void> => {
+    let failure: unknown;
+    for (const delayMs of REOPEN_DELAYS_MS) {
+      // Unref'd: a script that is done exits without waiting for a reopen it no longer needs.
+      await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+      if (closing) return;
+      try {
+        const conn = await connect();
+        if (closing) return void conn.close();
+        current = Promise.resolve(conn);
+        await (await cdp).reopen(channelOf(conn));
+        debug('the remote features reopened their dropped CDP connection');
+        watch(conn);
+        return;
+      } catch (error) {
+        failure = error;
+        debug(`reopening the remote features' connection failed: ${(error as Error).message}`);
+      }
+    }
+    if (closing) return;
+    process.emitWarning(
+      `the remote features' CDP connection dropped and could not be reopened ` +
+        `(${(failure as Error).message}): exposeNetwork, the WebSocket and download bridges ` +
+        `and geo overrides stopped for this browser; its own connection is unaffected`,
+      { type: 'RemoteBrowserWarning', code: 'REMOTE_BROWSER_FEATURES_LOST' },
+    );
+    await close();
+  };
+  const watch = (conn: CdpConnection) =>
+    conn.once('disconnected', () => {
+      if (!closing) void reopen();
+    });
   return {
     downloads,
     open: async () => {
@@ -150,15 +196,15 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
     adopt(browser) {
       adoptRemoteCdp(browser, cdp);
       browser.once('disconnected', () => void close());
-      void connection.then(
-        (conn) =>
-          conn.once('disconnected', () => {
-            // The features' connection dropped alone: they stop; the browser stays the user's.
-            void close();
-          }),
+      // Before adoption a drop fails ready(): the connect is tried again as a whole.
+      void started.then(
+        () => connection.then(watch),
         () => {},
       );
     },
     close,
   };
 }
+
+/** How long to wait before each try to reopen a dropped features connection. */
+const REOPEN_DELAYS_MS = [0, 250, 1000, 3000];

@@ -52,7 +52,13 @@ export async function startWebSocketBridge(
   const attach = (target: RemoteTarget) => {
     if (target.type !== 'page' || pages.has(target.targetId)) return;
     const options = { hosts, world: WORLD, binding: BINDING, down: config.down, scripts };
-    pages.set(target.targetId, new PageSession(cdp, target.targetId, options));
+    const page = new PageSession(cdp, target.targetId, options);
+    pages.set(target.targetId, page);
+    // Its session ended without the page (a reopened connection): the page's next
+    // `targetCreated` attaches it again.
+    void page.closed.then(() => {
+      if (pages.get(target.targetId) === page) pages.delete(target.targetId);
+    });
   };
   const unsubscribe = [
     cdp.on('Target.targetCreated', (e) => attach(e.targetInfo)),

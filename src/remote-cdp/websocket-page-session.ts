@@ -83,6 +83,11 @@ export class PageSession {
     });
   }
 
+  /** Settles with the reason once the page's session ends (the page went, the connection dropped). */
+  get closed(): Promise<Error> {
+    return this.#session.closed;
+  }
+
   /** The bridge stops: every socket of this page closes and the session (with its scripts) ends. */
   async stop(): Promise<void> {
     this.#closeSockets('the bridge stopped');

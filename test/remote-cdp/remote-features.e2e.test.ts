@@ -3,14 +3,19 @@
  * features run on a CDP connection of their own to the session's cdp_url, opened alongside the
  * library's connect; the browser adopts them, and they end with it.
  */
+import { once } from 'node:events';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { launchRemote } from '../../src/playwright/index.js';
 import { CdpClosedError } from '../../src/remote-cdp/cdp-connection.js';
 import { remoteCdpFor } from '../../src/remote-cdp/remote-cdp.js';
 import { openRemoteFeatures } from '../../src/remote-cdp/remote-features.js';
+import { startDevServer } from '../helpers/dev-server.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { eventually } from '../helpers/pages.js';
+import { useCapturedWarnings } from '../helpers/warnings.js';
 
 const env = useEmulatorAndSite({ ffmpegPath: false, isolation: 'remote' });
 let api: BrowserApi;
@@ -21,6 +26,55 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
 });
+
+const warnings = useCapturedWarnings();
+
+/**
+ * A WebSocket relay in front of one `cdp_url`: the features' connection goes through it, the
+ * library's does not, so cutting its sockets drops the features' connection alone.
+ */
+async function startRelay(cdpUrl: string) {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await once(server, 'listening');
+  const sockets = new Set<WebSocket>();
+  let accepted = 0;
+  server.on('connection', (client) => {
+    accepted++;
+    const up = new WebSocket(cdpUrl, { perMessageDeflate: false, maxPayload: 0 });
+    const early: string[] = [];
+    for (const socket of [client, up]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.terminate();
+        up.terminate();
+      });
+    }
+    client.on('message', (data) => {
+      if (up.readyState === WebSocket.OPEN) up.send(String(data));
+      else early.push(String(data));
+    });
+    up.on('open', () => {
+      for (const message of early.splice(0)) up.send(message);
+    });
+    up.on('message', (data) => client.send(String(data)));
+  });
+  const url = new URL(cdpUrl);
+  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    url: url.href,
+    get accepted() {
+      return accepted;
+    },
+    /** Drops every connection through it; `refuse` also stops it taking new ones. */
+    cut(refuse = false) {
+      if (refuse) server.close();
+      for (const socket of sockets) socket.terminate();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 const noOpen = async () => {
   throw new Error('remoteCdpFor opened a session of its own');
@@ -73,6 +127,74 @@ describe('openRemoteFeatures', () => {
       await features.close();
       await features.close();
     } finally {
+      await api.sessions.end(session.id);
+    }
+  });
+
+  it('reopens a features connection that dropped alone: the dev server is served through the client again', async () => {
+    const session = await api.sessions.create({});
+    const relay = await startRelay(session.cdp_url as string);
+    const dev = await startDevServer();
+    const features = openRemoteFeatures(relay.url, {});
+    const browser = await chromium.connectOverCDP(session.cdp_url as string);
+    try {
+      await features.ready();
+      features.adopt(browser);
+      const page = browser.contexts()[0]?.pages()[0];
+      if (!page) throw new Error('the session has no tab');
+      await page.goto(`${dev.origin}/`);
+      expect(await page.locator('h1').textContent()).toBe('Dev');
+
+      relay.cut();
+      await eventually(() => relay.accepted >= 2, 10_000, 'a second connection through the relay');
+      // Served from the client again, as the user's next goto expects (it may race the reopen's
+      // setup by a round trip, so it is tried until the tunnel answers).
+      const before = dev.requests.length;
+      await eventually(
+        async () => {
+          const served = await page.goto(`${dev.origin}/`).then(
+            (r) => r?.ok() === true,
+            () => false,
+          );
+          return served && (await page.locator('h1').textContent()) === 'Dev';
+        },
+        10_000,
+        'the dev server served again',
+      );
+      expect(dev.requests.slice(before).every((r) => r.fromClient)).toBe(true);
+      expect(warnings).toEqual([]);
+      expect(browser.isConnected()).toBe(true);
+    } finally {
+      await browser.close();
+      await features.close();
+      await relay.close();
+      await dev.close();
+      await api.sessions.end(session.id);
+    }
+  });
+
+  it('says once what stopped when a dropped features connection cannot reopen, and the browser stays', async () => {
+    const session = await api.sessions.create({});
+    const relay = await startRelay(session.cdp_url as string);
+    const features = openRemoteFeatures(relay.url, {});
+    const browser = await chromium.connectOverCDP(session.cdp_url as string);
+    try {
+      await features.ready();
+      features.adopt(browser);
+      relay.cut(true);
+      await eventually(() => warnings.length > 0, 15_000, 'the warning');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.code).toBe('REMOTE_BROWSER_FEATURES_LOST');
+      expect(warnings[0]?.message).toMatch(/could not be reopened.*exposeNetwork/);
+      expect(warnings[0]?.message).not.toContain(
+        new URL(session.cdp_url as string).search.slice(1),
+      );
+      expect(browser.isConnected()).toBe(true);
+      const page = browser.contexts()[0]?.pages()[0];
+      expect(await page?.evaluate(() => 1 + 1)).toBe(2);
+    } finally {
+      await browser.close();
+      await features.close();
       await api.sessions.end(session.id);
     }
   });
