@@ -24,7 +24,8 @@ const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 100);
 const PAIRS = Number(process.env.BENCH_NAVIGATION_PAIRS ?? 9);
 const URL_ = 'http://news.test/';
 
-function asset(path: string): { type: string; body: string } | undefined {
+/** The page's HTML and its subresources by path (bench/interception-cost.ts serves it too). */
+export function asset(path: string): { type: string; body: string } | undefined {
   const range = [0, 1, 2, 3, 4];
   if (path === '/') {
     return {
