@@ -14,6 +14,7 @@ import { nodeCrypto, sleep } from '../http/node-builtins.js';
 import { LaunchError } from './errors.js';
 import {
   type CreateIntent,
+  contestedIntents,
   type EndedBy,
   findOrphans,
   knownIds,
@@ -197,8 +198,9 @@ export abstract class CreateTracker {
       this.#settle(create);
       return [];
     }
-    const ended = await this.#reconcile(create, thorough);
-    if (ended.length > 0 || 'error' in outcome) this.#settle(create);
+    const { ended, contested } = await this.#reconcile(create, thorough);
+    // A session another live process's create may have made was left: the reap settles it.
+    if (!contested && (ended.length > 0 || 'error' in outcome)) this.#settle(create);
     return ended;
   }
 
@@ -206,7 +208,10 @@ export abstract class CreateTracker {
    * Ends the running sessions that may be this create's (ledger.ts `findOrphans`); looks twice,
    * a moment apart, when `thorough`, for a create the service completes late.
    */
-  async #reconcile(create: TrackedCreate, thorough: boolean): Promise<string[]> {
+  async #reconcile(
+    create: TrackedCreate,
+    thorough: boolean,
+  ): Promise<{ ended: string[]; contested: boolean }> {
     const { api, intent } = create;
     // Let this process's other creates finish, so their sessions count as known.
     if (thorough) {
@@ -214,10 +219,18 @@ export abstract class CreateTracker {
       await Promise.allSettled(others.map((c) => c.call));
     }
     const ended: string[] = [];
+    let left = false;
     for (let look = 0; look < (thorough ? 2 : 1); look++) {
       if (look > 0) await sleep(RECHECK_AFTER_MS);
+      const running = await listRunning(api);
+      // Read after the list: what another process recorded meanwhile counts.
       const known = new Set([...knownIds(), ...this.created, ...ended]);
-      const orphans = findOrphans(await listRunning(api), [intent], known);
+      // This process's other creates are awaited first (thorough) or ended alongside (the way out).
+      const contested = contestedIntents(new Set([intent.intent])).filter(
+        (other) => other.pid !== process.pid,
+      );
+      const orphans = findOrphans(running, [intent], known, contested);
+      left = findOrphans(running, [intent], known).length > orphans.length;
       await Promise.all(
         orphans.map((s) =>
           this.end(api, s.id, 'reap', { timeout: CLEANUP_TIMEOUT_MS }).catch(() => undefined),
@@ -226,7 +239,8 @@ export abstract class CreateTracker {
       ended.push(...orphans.map((s) => s.id));
     }
     if (ended.length) debug(`reconciled: ended ${ended.join(', ')}`);
-    return ended;
+    if (left) debug('reconciled: a session another process may have created was left to the reap');
+    return { ended, contested: left };
   }
 
   /** On the way out (`endEverything`): a create that answers within `graceMs` has its session ended, else it is reconciled once. */

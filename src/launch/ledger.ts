@@ -171,8 +171,17 @@ export function openEntries(): LedgerEntry[] {
 }
 
 /** Creates that were sent and never settled (the process died, or it is still waiting). */
-export function openIntents(): CreateIntent[] {
-  return [...replay().intents.values()];
+export function openIntents(path?: string): CreateIntent[] {
+  return [...replay(parse(readText(path))).intents.values()];
+}
+
+/**
+ * The creates a live process on this machine still has on the wire, but for `except` (those the
+ * caller reconciles): findOrphans' `contested`. A session one of them may have made is that
+ * process's to record in a moment, not an orphan to end.
+ */
+export function contestedIntents(except: ReadonlySet<string>, path?: string): CreateIntent[] {
+  return openIntents(path).filter((i) => !except.has(i.intent) && isProcessAlive(i.pid));
 }
 
 /** Ids every process on this machine has recorded, open or not (reconciliation skips them). */
@@ -270,23 +279,23 @@ export function sameTargeting(
 }
 
 /**
- * The orphan search, the one for every path (a lost create, the exit hooks, the watchdog child,
- * `reap`): the running sessions that one of `creates` (sent at `at` with `targeting`) may have
- * left behind: created since its request left (with SKEW_MS of clock skew), unknown to every
- * process on this machine (`known`), and with the requested targeting. Pure.
+ * The orphan search of every path (a lost create, the exit hooks, the watchdog child, `reap`):
+ * the running sessions one of `creates` (sent at `at` with `targeting`) may have left: created
+ * since (with SKEW_MS of clock skew), unknown to every process here (`known`), same targeting.
+ * One that a live process's create still on the wire (`contested`) may have made is left: it
+ * may be that process's, not yet recorded (another test's browser). Pure.
  */
 export function findOrphans<S extends RunningSession>(
   running: readonly S[],
   creates: readonly Pick<CreateIntent, 'at' | 'targeting'>[],
   known: ReadonlySet<string>,
+  contested: readonly Pick<CreateIntent, 'at' | 'targeting'>[] = [],
 ): S[] {
+  const mayBeOf = (session: S) => (create: Pick<CreateIntent, 'at' | 'targeting'>) =>
+    Date.parse(session.created_at) >= Date.parse(create.at) - SKEW_MS &&
+    sameTargeting(session.config, create.targeting);
   return running.filter(
     (session) =>
-      !known.has(session.id) &&
-      creates.some(
-        (create) =>
-          Date.parse(session.created_at) >= Date.parse(create.at) - SKEW_MS &&
-          sameTargeting(session.config, create.targeting),
-      ),
+      !known.has(session.id) && creates.some(mayBeOf(session)) && !contested.some(mayBeOf(session)),
   );
 }

@@ -9,6 +9,7 @@ import { BrowserApi } from '../browser-api/index.js';
 import type { CallOptions } from '../http/call-options.js';
 import {
   compact,
+  contestedIntents,
   findOrphans,
   isProcessAlive,
   knownIds,
@@ -71,8 +72,13 @@ export async function reapSessions(options: ReapOptions = {}): Promise<ReapResul
         tracker.forgotten({ id: entry.id });
       }
     }
-    for (const orphan of findOrphans(running, intents, knownIds())) await end(orphan.id);
-    for (const intent of intents) tracker.forgotten({ intent: intent.intent });
+    const known = knownIds();
+    const contested = contestedIntents(new Set(intents.map((i) => i.intent)));
+    const orphans = findOrphans(running, intents, known, contested);
+    for (const orphan of orphans) await end(orphan.id);
+    // A session left to a live process's create keeps the intents open for the next reap.
+    if (findOrphans(running, intents, known).length === orphans.length)
+      for (const intent of intents) tracker.forgotten({ intent: intent.intent });
     return result;
   } finally {
     // Every reap leaves the ledger at its open entries and bounded tail, whatever it found.

@@ -12,6 +12,7 @@
 import type { BrowserApi } from '../browser-api/index.js';
 import { isNotFoundError } from '../http/errors.js';
 import {
+  contestedIntents,
   findOrphans,
   knownIds,
   type RunningSession,
@@ -81,8 +82,11 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
     }
   };
 
-  /** Ends the running sessions the creates on the wire may have made; false when the list failed. */
-  const endOrphans = async (api: BrowserApi): Promise<boolean> => {
+  /**
+   * Ends the running sessions the creates on the wire may have made. 'failed': the list failed;
+   * 'contested': a session was left because a live process's create may have made it too.
+   */
+  const endOrphans = async (api: BrowserApi): Promise<'done' | 'contested' | 'failed'> => {
     let running: RunningSession[];
     try {
       running = (await api.sessions.list({ status: 'running' }, call())).map((s) => ({
@@ -91,18 +95,23 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
         config: s.config as Record<string, unknown> | undefined,
       }));
     } catch {
-      return false;
+      return 'failed';
     }
     const known = new Set([...(options.ledger ? knownIds(options.ledger) : []), ...sessions]);
-    const orphans = findOrphans(running, [...intents.values()], known);
+    const contested = options.ledger
+      ? contestedIntents(new Set(intents.keys()), options.ledger)
+      : [];
+    const creates = [...intents.values()];
+    const orphans = findOrphans(running, creates, known, contested);
     await Promise.allSettled(orphans.map((s) => end(api, s.id)));
-    return true;
+    return findOrphans(running, creates, known).length > orphans.length ? 'contested' : 'done';
   };
 
   const reconcileIntents = async (api: BrowserApi): Promise<void> => {
-    if (!(await endOrphans(api))) return;
+    if ((await endOrphans(api)) === 'failed') return;
     await new Promise((resolve) => setTimeout(resolve, recheckAfterMs));
-    if (!(await endOrphans(api))) return;
+    // Still failed or contested: the creates stay open in the ledger for the reap.
+    if ((await endOrphans(api)) !== 'done') return;
     for (const id of intents.keys()) recordCreateSettled(id, options.ledger);
   };
 

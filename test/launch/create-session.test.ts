@@ -5,7 +5,7 @@
  * the account slot is never left taken by a create that made nothing. Against a scripted
  * service on a real loopback server; the reconciliation's 2 s pause is skipped.
  */
-import { rmSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { accountKeyOf } from '../../src/browser-api/client.js';
 import type { BrowserApi } from '../../src/browser-api/index.js';
@@ -219,6 +219,78 @@ describe('createSession', () => {
     expect(service.running()).toEqual([]);
     expect(slotsOf(api).held).toBe(0);
     expect(openIntents()).toEqual([]);
+  });
+
+  it("a lost answer never ends a session another live process's create may have made: its own, once that one is recorded", async () => {
+    const api = service.api();
+    let ours = '';
+    let theirs = '';
+    // Another test process on this machine: its create of the same targeting is on the wire.
+    const other = { intent: 'other-process', origin: service.origin, pid: process.ppid };
+    service.on('POST', SESSIONS, (req, res) => {
+      theirs = service.createSession(req.body).id;
+      appendFileSync(
+        ledgerPath(),
+        `${JSON.stringify({ op: 'creating', ...other, at: new Date().toISOString(), targeting: BODY })}\n`,
+      );
+      ours = service.createSession(req.body).id;
+      return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
+    });
+    let looks = 0;
+    service.on('GET', SESSIONS, (req, res) => {
+      // The other process records its session between this process's two looks.
+      if (++looks === 2) {
+        const at = new Date().toISOString();
+        appendFileSync(
+          ledgerPath(),
+          `${JSON.stringify({ op: 'create-settled', intent: other.intent, at })}\n${JSON.stringify({ op: 'created', id: theirs, origin: service.origin, pid: other.pid, createdAt: at })}\n`,
+        );
+      }
+      return json(200, { data: service.running() })(req, res);
+    });
+    const err = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect(looks).toBe(2);
+    // The first look took neither (either may be the other's); the second ended only ours.
+    expect(service.running().map((s) => s.id)).toEqual([theirs]);
+    expect(service.calls('DELETE', ONE).map((r) => r.url.split('/').pop())).toEqual([ours]);
+    expect(openIntents()).toEqual([]);
+  });
+
+  it("a session still contested after both looks is left, and the create's intent stays open for the reap", async () => {
+    const api = service.api();
+    service.on('POST', SESSIONS, (req, res) => {
+      const targeting = { ...BODY };
+      const line = {
+        op: 'creating',
+        intent: 'other-process',
+        origin: service.origin,
+        pid: process.ppid,
+      };
+      appendFileSync(
+        ledgerPath(),
+        `${JSON.stringify({ ...line, at: new Date().toISOString(), targeting })}\n`,
+      );
+      service.createSession(req.body);
+      return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
+    });
+    await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect(service.calls('DELETE', ONE)).toEqual([]);
+    expect(service.running()).toHaveLength(1);
+    expect(
+      openIntents()
+        .map((i) => i.pid)
+        .sort(),
+    ).toEqual([process.pid, process.ppid].sort());
+    for (const c of tracker.creates().filter((c) => c.api === api)) tracker.refused(c);
   });
 
   it('a lost answer that cannot be reconciled leaves the intent open for a later reap', async () => {

@@ -465,6 +465,24 @@ describe('findOrphans: the one orphan search', () => {
     expect(isOrphanOf(session, create, none)).toBe(false);
   });
 
+  it("never takes a session a contested create (a live process's, still on the wire) may have made", () => {
+    const session = { id: 'c', created_at: at(sinceMs + 1000), config: { country: 'us' } };
+    const contested = (targeting: Record<string, string>, ms = sinceMs) => [
+      { at: at(ms), targeting },
+    ];
+    expect(findOrphans([session], [create], none, contested({ country: 'us' }))).toEqual([]);
+    // One that could not have made it contests nothing: other targeting, or sent after it.
+    expect(findOrphans([session], [create], none, contested({ country: 'de' }))).toEqual([session]);
+    expect(
+      findOrphans(
+        [session],
+        [create],
+        none,
+        contested({ country: 'us' }, sinceMs + 1000 + SKEW_MS + 1),
+      ),
+    ).toEqual([session]);
+  });
+
   it('takes, of several running sessions, those any one of several creates may have made, in list order', () => {
     const running: RunningSession[] = [
       { id: 'de-1', created_at: at(sinceMs + 1), config: { country: 'de' } },

@@ -179,8 +179,9 @@ describe('reapSessions: creates a dead run left on the wire', () => {
     // Two intents that both match the orphan: one DELETE.
     recordCreating(intentOf('i-1'));
     recordCreating(intentOf('i-2'));
-    // This process's own intent is live: never reconciled here.
-    recordCreating(intentOf('i-mine', { pid: process.pid }));
+    // This process's own intent is live: never reconciled here (another targeting: a live
+    // intent that may have made the orphan would leave it, see the next test).
+    recordCreating(intentOf('i-mine', { pid: process.pid, targeting: { country: 'fr' } }));
     const result = await reapSessions({ api });
     expect(result).toEqual({ ended: [orphan], alreadyGone: [], failed: [] });
     expect(deleted()).toEqual([orphan]);
@@ -191,6 +192,18 @@ describe('reapSessions: creates a dead run left on the wire', () => {
         .sort(),
     ).toEqual([known, stranger].sort());
     expect(openIntents().map((i) => i.intent)).toEqual(['i-mine']);
+  });
+
+  it("leaves a session that a live process's create, still on the wire, may have made", async () => {
+    const api = service.api();
+    const maybeTheirs = service.createSession('{"country":"us"}').id;
+    recordCreating(intentOf('i-dead'));
+    recordCreating(intentOf('i-live', { pid: process.pid }));
+    const result = await reapSessions({ api });
+    expect(result.ended).toEqual([]);
+    expect(service.running().map((s) => s.id)).toEqual([maybeTheirs]);
+    // The dead process's create stays open: a later reap, once the live one settled, decides.
+    expect(openIntents().map((i) => i.intent)).toContain('i-dead');
   });
 
   it('an intent alone (no open entry) is enough to list and reconcile', async () => {

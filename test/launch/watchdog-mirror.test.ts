@@ -298,6 +298,44 @@ describe('a create the parent had on the wire', () => {
     expect(service.calls('GET', LIST)).toHaveLength(2);
   });
 
+  it("leaves a session a live process's create may have made, and the parent's create open for the reap", async () => {
+    const theirs = service.createSession(JSON.stringify({ country: 'us' }));
+    // Another process on this machine, alive, with its create of the same targeting on the wire.
+    const other = {
+      op: 'creating',
+      intent: 'other-process',
+      origin: service.origin,
+      pid: process.pid,
+      at: new Date(Date.now() - 500).toISOString(),
+      targeting: { country: 'us' },
+    };
+    writeFileSync(ledger, `${JSON.stringify(other)}\n`);
+    const mirror = mirrorOf();
+    mirror.receive({ intent: intentAt(new Date(Date.now() - 1000), { country: 'us' }) });
+    await mirror.parentGone();
+    expect(service.calls('GET', LIST)).toHaveLength(2);
+    expect(deleted()).toEqual([]);
+    expect(service.running().map((s) => s.id)).toEqual([theirs.id]);
+    expect(ledgerLines().filter((l) => l.op === 'create-settled')).toEqual([]);
+  });
+
+  it("a dead process's create left open contests nothing", async () => {
+    const orphan = service.createSession(JSON.stringify({ country: 'us' }));
+    const dead = {
+      op: 'creating',
+      intent: 'dead-process',
+      origin: service.origin,
+      pid: 2 ** 22 + 1,
+      at: new Date(Date.now() - 500).toISOString(),
+      targeting: { country: 'us' },
+    };
+    writeFileSync(ledger, `${JSON.stringify(dead)}\n`);
+    const mirror = mirrorOf();
+    mirror.receive({ intent: intentAt(new Date(Date.now() - 1000), { country: 'us' }) });
+    await mirror.parentGone();
+    expect(deleted()).toEqual([orphan.id]);
+  });
+
   it('a settled create is not reconciled', async () => {
     service.createSession('');
     const mirror = mirrorOf();
