@@ -57,6 +57,17 @@ const intentAt = (at: Date, targeting: Record<string, string> = {}, intent = 'i-
   targeting,
 });
 
+/** The ledger line of another process's create of `{ country: 'us' }`, still on the wire. */
+const openCreateOf = (pid: number) =>
+  `${JSON.stringify({
+    op: 'creating',
+    intent: `process-${pid}`,
+    origin: service.origin,
+    pid,
+    at: new Date(Date.now() - 500).toISOString(),
+    targeting: { country: 'us' },
+  })}\n`;
+
 describe('the ledger file', () => {
   it('is created owner-only (0600) by the first line the watchdog appends', async () => {
     const previous = process.umask(0o022);
@@ -301,15 +312,7 @@ describe('a create the parent had on the wire', () => {
   it("leaves a session a live process's create may have made, and the parent's create open for the reap", async () => {
     const theirs = service.createSession(JSON.stringify({ country: 'us' }));
     // Another process on this machine, alive, with its create of the same targeting on the wire.
-    const other = {
-      op: 'creating',
-      intent: 'other-process',
-      origin: service.origin,
-      pid: process.pid,
-      at: new Date(Date.now() - 500).toISOString(),
-      targeting: { country: 'us' },
-    };
-    writeFileSync(ledger, `${JSON.stringify(other)}\n`);
+    writeFileSync(ledger, openCreateOf(process.pid));
     const mirror = mirrorOf();
     mirror.receive({ intent: intentAt(new Date(Date.now() - 1000), { country: 'us' }) });
     await mirror.parentGone();
@@ -321,15 +324,7 @@ describe('a create the parent had on the wire', () => {
 
   it("a dead process's create left open contests nothing", async () => {
     const orphan = service.createSession(JSON.stringify({ country: 'us' }));
-    const dead = {
-      op: 'creating',
-      intent: 'dead-process',
-      origin: service.origin,
-      pid: 2 ** 22 + 1,
-      at: new Date(Date.now() - 500).toISOString(),
-      targeting: { country: 'us' },
-    };
-    writeFileSync(ledger, `${JSON.stringify(dead)}\n`);
+    writeFileSync(ledger, openCreateOf(2 ** 22 + 1));
     const mirror = mirrorOf();
     mirror.receive({ intent: intentAt(new Date(Date.now() - 1000), { country: 'us' }) });
     await mirror.parentGone();
