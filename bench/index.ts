@@ -44,7 +44,7 @@ const sections: Array<{ ids: string[]; run: () => Promise<Row[]> }> = [
   { ids: ['P6'], run: () => entryCostRows() },
   {
     ids: ['P1', 'P2'],
-    run: () => launchRows({ pairs, rtts: [0, 100], ...(target ? { target } : {}) }),
+    run: () => launchRows({ pairs, rtts: [0, 50, 100], ...(target ? { target } : {}) }),
   },
   { ids: ['P3'], run: () => slotQueueRows() },
   { ids: ['P4'], run: () => pollingRows() },

@@ -1,6 +1,6 @@
 /**
  * P1 and P2: what `launchRemote()` and `close()` cost over the least a hand-written script
- * does, at 0 and 100 ms RTT, for Playwright and Puppeteer.
+ * does, at 0, 50 and 100 ms RTT (issue 34's three), for Playwright and Puppeteer.
  *   P1 A: `launchRemote()` until the first page is in hand;
  *      B: `POST /sessions` (fetch), `connectOverCDP`/`puppeteer.connect`, first page.
  *   P2 A: `close()` until it resolves (the session is then checked to be ended);
