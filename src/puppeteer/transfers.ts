@@ -5,22 +5,8 @@
  * (remote-cdp/downloads.ts), named as Chromium names it.
  */
 import type { Browser, CDPSession, Connection, DownloadBehavior } from 'puppeteer-core';
-import { type CdpChannel, cdpChannel } from '../remote-cdp/cdp-channel.js';
-import { RemoteDownloads, type RemoteDownloadsOptions } from '../remote-cdp/downloads.js';
-import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
+import type { RemoteDownloads, RemoteDownloadsOptions } from '../remote-cdp/downloads.js';
 import { bridgeUploads } from './uploads.js';
-
-const sessions = new WeakMap<Browser, CDPSession>();
-
-/**
- * A browser-level session of Puppeteer's own for remote CDP (remoteCdpFor's `open`), when no
- * features' connection was adopted (startTransfers() on a browser of the user's own connect).
- */
-export async function openChannel(browser: Browser): Promise<CdpChannel> {
-  const session = await browser.target().createCDPSession();
-  sessions.set(browser, session);
-  return cdpChannel(session);
-}
 
 /** The download bridge's options for Puppeteer's `downloadBehavior` (none: no bridge). */
 export function downloadOptions(
@@ -53,7 +39,7 @@ async function connectionOf(browser: Browser): Promise<Connection> {
     const connection = session?.connection();
     if (connection) return connection;
   }
-  const session = sessions.get(browser) ?? (await browser.target().createCDPSession());
+  const session = await browser.target().createCDPSession();
   return session.connection() as Connection;
 }
 
@@ -67,22 +53,4 @@ export async function bridgeTransfers(
 ): Promise<void> {
   bridgeUploads(await connectionOf(browser));
   await downloads;
-}
-
-/**
- * Wires uploads and, with `downloadBehavior`, downloads on a browser of the user's own connect,
- * on a browser-level session of Puppeteer's.
- */
-export async function startTransfers(
-  browser: Browser,
-  downloadBehavior: DownloadBehavior | undefined,
-  maxDownloadBytes?: number,
-): Promise<void> {
-  const cdp = await remoteCdpFor(browser, () => openChannel(browser));
-  bridgeUploads(await connectionOf(browser));
-  const options = downloadOptions(downloadBehavior, maxDownloadBytes);
-  if (!options) return;
-  const downloads = await RemoteDownloads.start(cdp, options);
-  browser.once('disconnected', () => void downloads.close());
-  await cdp.ready();
 }

@@ -1,12 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Page } from 'puppeteer-core';
+import type { Browser, DownloadBehavior, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { connectRemote, launchRemote, puppeteer, sessionOf } from '../../src/puppeteer/index.js';
-import { startTransfers } from '../../src/puppeteer/transfers.js';
+import { bridgeTransfers, downloadOptions } from '../../src/puppeteer/transfers.js';
+import { openRemoteFeatures, type RemoteFeatures } from '../../src/remote-cdp/remote-features.js';
 import { eventually } from '../helpers/pages.js';
 import {
   openRemoteTransfers,
@@ -156,7 +157,7 @@ describe('Puppeteer downloadBehavior on a remote browser', () => {
       defaultViewport: null,
     });
     try {
-      await startTransfers(browser, { policy: 'allow', downloadPath: folder });
+      await bridgeOver(proxy.url, browser, { policy: 'allow', downloadPath: folder });
       const page = (await browser.pages())[0]!;
       await page.goto('http://files.test/');
       expect(sha256(await clickAndWait(page, folder, '#attachment', 'name.txt'))).toBe(
@@ -181,7 +182,7 @@ describe('Puppeteer downloadBehavior on a remote browser', () => {
       defaultViewport: null,
     });
     try {
-      await startTransfers(browser, { policy: 'allowAndName', downloadPath: folder });
+      await bridgeOver(proxy.url, browser, { policy: 'allowAndName', downloadPath: folder });
       const page = (await browser.pages())[0]!;
       await page.goto('http://files.test/');
       await page.click('#attachment');
@@ -196,6 +197,24 @@ describe('Puppeteer downloadBehavior on a remote browser', () => {
     }
   });
 });
+
+/**
+ * The transfers of a launch (the adapter's connect: the features' own connection, adopted by the
+ * browser, then Puppeteer's glue), on a `cdpUrl` the test chose: the hostile proxy's.
+ */
+async function bridgeOver(
+  cdpUrl: string,
+  browser: Browser,
+  behavior: DownloadBehavior,
+): Promise<RemoteFeatures> {
+  const features = openRemoteFeatures(cdpUrl, {
+    exposeNetwork: '',
+    downloads: downloadOptions(behavior),
+  });
+  features.adopt(browser);
+  await Promise.all([features.ready(), bridgeTransfers(browser, features.downloads)]);
+  return features;
+}
 
 /**
  * A hostile service in miniature: a WebSocket proxy between the client and the session's
