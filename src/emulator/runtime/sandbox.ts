@@ -89,6 +89,8 @@ export interface SandboxSpec {
  * or the temp dir.
  */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** fontconfig's system cache (world-readable, no secret). */
+const FONT_CACHE = '/var/cache/fontconfig';
 
 /**
  * The only `/etc` entries the sandbox sees (read-only), each what Chromium or its Debian
@@ -125,6 +127,8 @@ function mountSystemDirs(extra: readonly string[]): string[] {
     if (lstatSync(dir).isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
     else args.push('--ro-bind', dir, dir);
   }
+  // The system's font cache: without it every session's Chromium rebuilds one in its own HOME.
+  if (existsSync(FONT_CACHE)) args.push('--ro-bind', FONT_CACHE, FONT_CACHE);
   // Chromium or node installed elsewhere (Playwright's cache): only their own install dir.
   for (const dir of extra) {
     if (!SYSTEM_DIRS.some((system) => dir === system || dir.startsWith(`${system}/`))) {

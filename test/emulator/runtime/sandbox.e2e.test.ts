@@ -5,7 +5,7 @@
  * the host's DevTools socket is not in the sandbox, and the forwarder's death ends the session
  * with its reason in the emulator's log.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../../src/emulator/index.js';
@@ -131,6 +131,16 @@ describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
       const listing = await open(page, 'file:///tmp/');
       expect(listing).toContain('exit.sock');
       expect(listing).not.toContain('devtools.sock');
+    });
+  });
+
+  it("reads the host's font cache and builds none of its own in its HOME", async () => {
+    await withPage(async (page) => {
+      // Each session's Chromium used to rebuild fontconfig's cache in its fresh HOME (/tmp).
+      if (existsSync('/var/cache/fontconfig')) {
+        expect(await open(page, 'file:///var/cache/fontconfig/')).toMatch(/\.cache-\d+/);
+      }
+      expect(await open(page, 'file:///tmp/.cache/')).not.toContain('fontconfig');
     });
   });
 
