@@ -37,9 +37,13 @@
  * Why non-flat target sessions: a RemoteCdp may still run on a library's own session
  * (remoteCdpFor's `open`: startTransfers() on a browser of the user's own `puppeteer.connect`),
  * and Playwright's `newBrowserCDPSession()` drops the messages of flattened child sessions;
- * non-flat ones work on both: one abstraction. The browser target's `Fetch` domain sees every
- * request of every target from the moment it is enabled, after every page-level interception:
- * Playwright's `page.route()`/`context.route()` and Puppeteer's request interception come first.
+ * non-flat ones work on both: one abstraction. The one exception is geo's hold on the workers
+ * of the session's own tab (geo-overrides.ts): only a flat auto-attach
+ * (`Target.autoAttachRelated`) keeps a worker from starting until we resume it, so on a
+ * connection of our own (`speaksFlat`) those few commands go to flat sessions
+ * (`sendToSession()`). The browser target's `Fetch` domain sees every request of every target
+ * from the moment it is enabled, after every page-level interception: Playwright's
+ * `page.route()`/`context.route()` and Puppeteer's request interception come first.
  */
 import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
@@ -144,6 +148,26 @@ export class RemoteCdp implements CdpSession {
   /** Sends a command on the browser-level session. */
   async send<M extends CdpCommand>(method: M, ...params: CdpParams<M>): Promise<CdpResult<M>> {
     return (await this.#channel.send(method, params[0])) as CdpResult<M>;
+  }
+
+  /**
+   * Whether this connection speaks flat target sessions (`sendToSession()`, the sessions
+   * `Target.autoAttachRelated` attaches): the features' own connection does, a library's
+   * browser-level session does not.
+   */
+  get speaksFlat(): boolean {
+    return this.#channel.sendToSession !== undefined;
+  }
+
+  /** Sends a command on the flat target session `sessionId` (see `speaksFlat`). */
+  async sendToSession<M extends CdpCommand>(
+    sessionId: string,
+    method: M,
+    ...params: CdpParams<M>
+  ): Promise<CdpResult<M>> {
+    const channel = this.#channel;
+    if (!channel.sendToSession) throw new Error('this CDP connection has no flat sessions');
+    return (await channel.sendToSession(sessionId, method, params[0])) as CdpResult<M>;
   }
 
   /** Listens to a browser-level event (behind the dispatch guard); returns how to stop. */
