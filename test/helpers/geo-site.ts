@@ -29,8 +29,6 @@ export interface PageReport {
   worker: Probe;
   /** The service worker at its first script. */
   serviceWorker: Probe;
-  /** The service worker when asked (after the page loaded). */
-  serviceWorkerNow: Probe;
   /** A fetch from the service worker (when asked): the header the server saw. */
   serviceWorkerFetched: string | null;
 }
@@ -70,7 +68,7 @@ window.report = (async () => {
   });
   return {
     page: window.firstScript, fetched, worker,
-    serviceWorker: both.atStart, serviceWorkerNow: both.now, serviceWorkerFetched: both.fetched,
+    serviceWorker: both.atStart, serviceWorkerFetched: both.fetched,
   };
 })();
 window.position = () => new Promise((resolve) =>
@@ -98,7 +96,7 @@ self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
 self.addEventListener('message', (e) => e.waitUntil((async () => {
   const fetched = (await (await fetch('/headers')).json()).acceptLanguage;
-  e.ports[0].postMessage({ atStart, now: (${PROBE})(null), fetched });
+  e.ports[0].postMessage({ atStart, fetched });
 })()));`;
 }
 
