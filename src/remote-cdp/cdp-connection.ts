@@ -189,18 +189,24 @@ export class CdpConnection {
 
   /**
    * The browser-level session as the CdpChannel remote CDP speaks (browser-level events only:
-   * a flat session's events are not the browser's). `detach()` stops the channel's listeners;
-   * the connection stays.
+   * a flat session's events are not the browser's; its commands go by `sendToSession`).
+   * `detach()` stops the channel's listeners; the connection stays.
    */
   channel(): CdpChannel {
     const subscriptions = new Set<{ event: string; listener: unknown; stop: () => void }>();
     const call = this.call.bind(this) as (method: string, params?: object) => Promise<unknown>;
+    const callIn = this.call.bind(this) as (
+      method: string,
+      params: object | undefined,
+      options: CallOptions,
+    ) => Promise<unknown>;
     const on = this.on.bind(this) as (
       event: string,
       listener: (params: unknown, sessionId: string | undefined) => unknown,
     ) => () => void;
     return {
       send: (method, params) => call(method, params),
+      sendToSession: (sessionId, method, params) => callIn(method, params, { sessionId }),
       on: (event, listener) => {
         const deliver = listener as (params: unknown) => void;
         const stop = on(event, (params, sessionId) => (sessionId ? undefined : deliver(params)));
