@@ -47,7 +47,7 @@ export class CdpProtocolError extends Error {
 }
 
 export interface CdpConnectionOptions {
-  /** Timeout of every call that does not give its own, in ms. Default: none (a call waits for its answer or the close). */
+  /** Timeout of every call that gives none, in ms. Default: none (the answer or the close). */
   timeoutMs?: number;
   /** How long the socket may take to open, in ms. Default: 30 000. */
   openTimeoutMs?: number;
@@ -99,9 +99,8 @@ export class CdpConnection {
   }
 
   /**
-   * Opens a connection on `target`: a WebSocket URL (opened here with `options.socket`) or a
-   * socket the caller created (open or still connecting). Rejects with CdpTimeoutError when it
-   * does not open within `openTimeoutMs`, CdpClosedError when it fails; the URL is never named.
+   * Opens a connection on a WebSocket URL or a socket the caller created (open or connecting);
+   * rejects with CdpTimeoutError or CdpClosedError, never naming the URL.
    */
   static open(
     target: string | WebSocket,
