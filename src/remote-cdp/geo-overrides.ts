@@ -94,6 +94,9 @@ function childSink(parent: TargetSession, sessionId: string): CommandSink {
   };
 }
 
+/** Whether the session's own tab's workers are held flat (see applyGeoToTargets: off for now). */
+const HOLD_WORKERS_FLAT = false;
+
 /** The targets a tab's flat auto-attach reports: its workers and service workers, no frames. */
 const WORKERS_ONLY: Protocol.Target.TargetFilter = [
   { type: 'worker' },
@@ -188,12 +191,15 @@ export async function applyGeoToTargets(
     // held until they have their overrides: set long before any of its frames navigates. A page
     // announced later (a popup) is not, since its iframes are attached at that very moment.
     const holdWorkers = atStart && target.type === 'page';
-    if (holdWorkers && cdp.speaksFlat) releases.push(holdWorkersOf(cdp, target.targetId, geo, own));
+    // The flat hold (holdWorkersOf) is off: with it, a pool's re-attach on a flaky network hung
+    // 45 s and left a session running (reconnect-soak.e2e, 4 of 9 runs; 0 of 9 without it).
+    const flatHold = HOLD_WORKERS_FLAT && cdp.speaksFlat;
+    if (holdWorkers && flatHold) releases.push(holdWorkersOf(cdp, target.targetId, geo, own));
     const attached = answered.then(
       () => {
         void sendGeo(session, commands);
         // On a library's session (no flat sessions): auto-attached, not held (holdWorkersOf).
-        if (holdWorkers && !cdp.speaksFlat) {
+        if (holdWorkers && !flatHold) {
           session.on('Target.attachedToTarget', (child) => {
             void sendGeo(
               childSink(session, child.sessionId),

@@ -157,8 +157,9 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
       // Unref'd: a script that is done exits without waiting for a reopen it no longer needs.
       await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
       if (closing) return;
+      let conn: CdpConnection | undefined;
       try {
-        const conn = await connect();
+        conn = await connect();
         if (closing) return void conn.close();
         current = Promise.resolve(conn);
         await (await cdp).reopen(channelOf(conn));
@@ -166,6 +167,8 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
         watch(conn);
         return;
       } catch (error) {
+        // Opened but its setup failed: not kept open beside the next try's.
+        conn?.close();
         failure = error;
         debug(`reopening the remote features' connection failed: ${(error as Error).message}`);
       }
