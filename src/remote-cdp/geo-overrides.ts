@@ -187,9 +187,9 @@ export async function applyGeoToTargets(
     // attached made Chromium drop the library's (Playwright's) session of that iframe before
     // it resumed it, and the iframe never committed (the page's `load` never came).
     const { session, attached: answered } = cdp.attach(target.targetId);
-    // The session's own tab also takes its workers and service workers as they are created,
-    // held until they have their overrides: set long before any of its frames navigates. A page
-    // announced later (a popup) is not, since its iframes are attached at that very moment.
+    // The session's own tab also takes its workers and service workers as they are created
+    // (auto-attached, not held while HOLD_WORKERS_FLAT is off). A page announced later (a popup)
+    // is not, since its iframes are attached at that very moment.
     const holdWorkers = atStart && target.type === 'page';
     // The flat hold (holdWorkersOf) is off: with it, a pool's re-attach on a flaky network hung
     // 45 s and left a session running (reconnect-soak.e2e, 4 of 9 runs; 0 of 9 without it).

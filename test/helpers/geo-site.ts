@@ -2,8 +2,7 @@
  * A site on the emulator's internet that reports what a detector compares with the exit: in the
  * page (at its first script), a cross-site iframe (an out-of-process frame), a dedicated worker
  * and a service worker, the time zone by `Intl` and by `Date` offsets (winter and summer), the
- * `Intl` locale, `navigator.language(s)`, and the `Accept-Language` each request carried (the
- * page's and the service worker's own fetches too).
+ * `Intl` locale, `navigator.language(s)`, and the `Accept-Language` each request carried.
  * Published as `geo.test` (pages) and `frame.test` (the iframe); https, so the service worker
  * registers.
  */
@@ -29,8 +28,8 @@ export interface PageReport {
   worker: Probe;
   /** The service worker at its first script. */
   serviceWorker: Probe;
-  /** A fetch from the service worker (when asked): the header the server saw. */
-  serviceWorkerFetched: string | null;
+  /** The service worker when asked (after the page loaded). */
+  serviceWorkerNow: Probe;
 }
 
 /** The probe as script text: runs the same in a window, a worker and a service worker. */
@@ -66,10 +65,7 @@ window.report = (async () => {
     channel.port1.onmessage = (e) => resolve(e.data);
     registration.active.postMessage('probe', [channel.port2]);
   });
-  return {
-    page: window.firstScript, fetched, worker,
-    serviceWorker: both.atStart, serviceWorkerFetched: both.fetched,
-  };
+  return { page: window.firstScript, fetched, worker, serviceWorker: both.atStart, serviceWorkerNow: both.now };
 })();
 window.position = () => new Promise((resolve) =>
   navigator.geolocation.getCurrentPosition(
@@ -94,10 +90,7 @@ function serviceWorker(req: IncomingMessage): string {
   return `const atStart = (${PROBE})(${json(header(req))});
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
-self.addEventListener('message', (e) => e.waitUntil((async () => {
-  const fetched = (await (await fetch('/headers')).json()).acceptLanguage;
-  e.ports[0].postMessage({ atStart, fetched });
-})()));`;
+self.addEventListener('message', (e) => e.ports[0].postMessage({ atStart, now: (${PROBE})(null) }));`;
 }
 
 export interface GeoSite {
