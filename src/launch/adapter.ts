@@ -160,10 +160,21 @@ async function connect<B extends NativeBrowser, O extends LaunchRemoteOptions, P
           ...(options.exposeNetwork !== undefined ? { exposeNetwork: options.exposeNetwork } : {}),
           ...(downloads ? { downloads } : {}),
         });
+        const connecting = adapter.connect(peer, opened.cdpUrl(), options, timeout);
         let connected: B;
         try {
-          connected = await adapter.connect(peer, opened.cdpUrl(), options, timeout);
+          // A cut drops both connections, and the library may miss its own socket's close:
+          // Playwright's connectOverCDP does when it closes between the socket's open and the
+          // start of its CDP connection (an awaited mkdtemp), then waits out the launch timeout
+          // (a pool's re-attach hung so in the reconnect soak). The features' drop ends the try.
+          connected = await Promise.race([connecting, features.lost]);
         } catch (error) {
+          connecting
+            .then(
+              (late) => adapter.disconnect(late),
+              () => {},
+            )
+            .catch(() => {});
           await features.close();
           throw error;
         }

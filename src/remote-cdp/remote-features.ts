@@ -97,6 +97,12 @@ export interface RemoteFeatures {
    * RemoteCdp, and they end, with their connection, when the browser disconnects.
    */
   adopt(browser: DisconnectingBrowser & object): void;
+  /**
+   * Rejects when the features' connection fails to open or drops before adopt(), and never
+   * settles after it: the library's connect beside it was cut too, or its try is lost anyway
+   * (a browser is handed out only with its features running).
+   */
+  readonly lost: Promise<never>;
   /** Ends the features and their connection (idempotent; the connect failed, or the browser went). */
   close(): Promise<void>;
 }
@@ -134,6 +140,18 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
   const started = Promise.all([cdp, downloads, stopNetwork]);
   // A failure is ready()'s to report; the promises above are never left unhandled.
   started.catch(() => {});
+  let adopted = false;
+  const lost = new Promise<never>((_, reject) => {
+    started.catch(reject);
+    connection.then(
+      (conn) =>
+        conn.once('disconnected', () => {
+          if (!adopted) reject(new Error("the remote features' CDP connection dropped"));
+        }),
+      () => {},
+    );
+  });
+  lost.catch(() => {});
   const close = () => {
     closing ??= (async () => {
       const [host, bridge, stop] = await started.catch(() => [undefined, undefined, undefined]);
@@ -196,7 +214,9 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
       const [host] = await started;
       await host.ready();
     },
+    lost,
     adopt(browser) {
+      adopted = true;
       adoptRemoteCdp(browser, cdp);
       browser.once('disconnected', () => void close());
       // Before adoption a drop fails ready(): the connect is tried again as a whole.

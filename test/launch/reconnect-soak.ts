@@ -25,6 +25,10 @@ export interface SoakResult {
   launchFailures: number;
   /** Their messages, so a soak that fails says what failed. */
   launchErrors: string[];
+  /** The first failed pages' errors, each with whether its browser was still connected. */
+  pageErrors: string[];
+  /** The crawl ran out of time (`deadlineMs`) with pages left: a stuck worker, named here. */
+  timedOut: boolean;
   sessionsCreated: number;
   cuts: number;
   runningAfter: number;
@@ -43,6 +47,8 @@ export async function crawl(
     /** The account's concurrent-session limit; default the emulator's (50). */
     concurrentSessions?: number;
     extra?: Record<string, unknown>;
+    /** The crawl stops here with pages left (below the test's timeout, so the soak reports). */
+    deadlineMs?: number;
   },
 ): Promise<SoakResult> {
   const account = await emu.admin.createAccount(
@@ -65,13 +71,25 @@ export async function crawl(
   let retries = 0;
   let launchFailures = 0;
   const launchErrors: string[] = [];
+  const pageErrors: string[] = [];
   const launched = new Set<Browser>();
+  // A launch the soak gave up on may still resolve: its browser is closed with the others.
+  const pending = new Set<Promise<Browser>>();
+  const deadline = Date.now() + (options.deadlineMs ?? 90_000);
+  let timedOut = false;
+  const pastDeadline = () => {
+    if (Date.now() > deadline) timedOut = true;
+    return timedOut;
+  };
   // A launch a cut fails (its connect dropped) is retried, as a framework retries it.
   const launch = async (): Promise<Browser> => {
     for (;;) {
       try {
-        const browser = await within(pool.launch(), 'pool.launch()');
-        launched.add(browser);
+        const launching = pool.launch();
+        pending.add(launching);
+        launching.then((b) => launched.add(b)).catch(() => {});
+        const browser = await within(launching, 'pool.launch()');
+        pending.delete(launching);
         return browser;
       } catch (error) {
         launchErrors.push((error as Error).message);
@@ -82,22 +100,32 @@ export async function crawl(
   const worker = async () => {
     let browser = await launch();
     for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+      if (pastDeadline()) return;
       try {
         const context = browser.contexts()[0]!;
         const page = context.pages()[0] ?? (await within(context.newPage(), 'newPage()'));
         await page.goto(url, { timeout: 15_000 });
         crawled.add(url);
-      } catch {
+      } catch (error) {
         queue.push(url);
         retries++;
-        if (!browser.isConnected()) browser = await launch();
+        if (pageErrors.length < 10) {
+          const connected = browser.isConnected() ? 'connected' : 'disconnected';
+          pageErrors.push(`${connected}: ${(error as Error).message.split('\n')[0]}`);
+        }
+        if (!browser.isConnected() && !pastDeadline()) browser = await launch();
       }
     }
   };
   try {
     await Promise.all(Array.from({ length: options.workers }, worker));
   } finally {
-    // A failed crawl still ends what it started, so the failure is the only one reported.
+    // A failed crawl still ends what it started, so the failure is the only one reported: a
+    // launch given up on gets 30 s more to resolve into a browser that is closed too.
+    await Promise.race([
+      Promise.allSettled([...pending]),
+      new Promise((r) => setTimeout(r, 30_000).unref()),
+    ]);
     await Promise.all([...launched].map((b) => b.close().catch(() => {})));
     await pool.close();
   }
@@ -105,9 +133,9 @@ export async function crawl(
   const cuts = (await emu.admin.state()).connectionCuts - cutsBefore;
   const sessions = await listAll(emu, account.token);
   // Sessions kept after a drop nobody re-attached end with their window: wait it out (bounded).
-  const deadline = Date.now() + 60_000;
+  const windowEnd = Date.now() + 60_000;
   let running = sessions.filter((s) => s.status === 'running').length;
-  while (running > 0 && Date.now() < deadline) {
+  while (running > 0 && Date.now() < windowEnd) {
     await new Promise((r) => setTimeout(r, 500));
     running = (await listAll(emu, account.token)).filter((s) => s.status === 'running').length;
   }
@@ -117,6 +145,8 @@ export async function crawl(
     retries,
     launchFailures,
     launchErrors,
+    pageErrors,
+    timedOut,
     sessionsCreated: sessions.length,
     cuts,
     runningAfter: running,

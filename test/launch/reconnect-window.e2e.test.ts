@@ -162,6 +162,23 @@ describe('Playwright: a drop is not a close', () => {
     expect(await running()).toBe(0);
   });
 
+  it("a connect that stalls while the features' connection drops is tried again at once, not at the launch's timeout", async () => {
+    // A cut as the reconnect soak met it: both connections drop, and the library's connect never
+    // hears of its own (Playwright's misses its socket's close between the socket's open and its
+    // CDP connection's start). Here the features' connection (opened first) is dropped once its
+    // setup went out, and the library's is held for 12 s: a connect that does not answer.
+    await env.emu.admin.injectFault({ path: '/cdp/*', afterHandling: true });
+    await env.emu.admin.injectFault({ path: '/cdp/*', delayMs: 12_000 });
+    const started = performance.now();
+    const browser = await playwright.launchRemote({ ...connection() });
+    expect(performance.now() - started).toBeLessThan(8000);
+    const page = browser.contexts()[0]!.pages()[0]!;
+    await page.goto(env.site.url('/form'));
+    expect((await api.sessions.list({ status: 'all' })).length).toBe(1);
+    await browser.close();
+    expect(await running()).toBe(0);
+  });
+
   it('reconnectWindowMs 0 deletes at once, as before', async () => {
     const browser = await playwright.launchRemote({ ...connection(), reconnectWindowMs: 0 });
     const id = playwright.sessionOf(browser).id;

@@ -162,6 +162,15 @@ describe('openRemoteFeatures', () => {
         'the dev server served again',
       );
       expect(dev.requests.slice(before).every((r) => r.fromClient)).toBe(true);
+      // A drop after adopt() is the reopen's: lost stays pending.
+      const lostSettled = await Promise.race([
+        features.lost.then(
+          () => true,
+          () => true,
+        ),
+        new Promise<boolean>((r) => setImmediate(() => r(false))),
+      ]);
+      expect(lostSettled).toBe(false);
       expect(warnings).toEqual([]);
       expect(browser.isConnected()).toBe(true);
     } finally {
@@ -169,6 +178,24 @@ describe('openRemoteFeatures', () => {
       await features.close();
       await relay.close();
       await dev.close();
+      await api.sessions.end(session.id);
+    }
+  });
+
+  it('rejects lost when its connection drops before a browser adopts it: the connect beside it is tried again', async () => {
+    const session = await api.sessions.create({});
+    const relay = await startRelay(session.cdp_url as string);
+    const features = openRemoteFeatures(relay.url, {});
+    try {
+      await features.ready();
+      relay.cut();
+      await expect(features.lost).rejects.toThrow("the remote features' CDP connection dropped");
+      // Not adopted, nothing reopens it.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(relay.accepted).toBe(1);
+    } finally {
+      await features.close();
+      await relay.close();
       await api.sessions.end(session.id);
     }
   });
