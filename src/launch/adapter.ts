@@ -49,6 +49,17 @@ export interface LibraryAdapter<B extends NativeBrowser, O extends LaunchRemoteO
   /** The download bridge's options for the features' connection; undefined: no bridge. */
   downloads(options: O): RemoteDownloadsOptions | undefined;
   /**
+   * What of the remote features needs no native browser, started on `features` alongside the
+   * library's connect (Playwright's geo on the session's own tab), so it costs the launch no
+   * round trip after it; rejects with the error the launch throws.
+   */
+  startAlongside?(
+    features: RemoteFeatures,
+    opened: OpenedSession,
+    options: O,
+    what: string,
+  ): Promise<void>;
+  /**
    * Starts the library's side of the remote features (the download and upload glue, geo) on a
    * connected browser whose features' connection is `features`, side by side; rejects with the
    * error the launch throws.
@@ -160,6 +171,9 @@ async function connect<B extends NativeBrowser, O extends LaunchRemoteOptions, P
           ...(options.exposeNetwork !== undefined ? { exposeNetwork: options.exposeNetwork } : {}),
           ...(downloads ? { downloads } : {}),
         });
+        const alongside = adapter.startAlongside?.(features, opened, options, what);
+        // Awaited below, or dropped with the features when the connect fails.
+        alongside?.catch(() => {});
         const connecting = adapter.connect(peer, opened.cdpUrl(), options, timeout);
         let connected: B;
         try {
@@ -182,6 +196,7 @@ async function connect<B extends NativeBrowser, O extends LaunchRemoteOptions, P
           features.adopt(connected);
           await Promise.all([
             features.ready(),
+            alongside,
             adapter.startFeatures(connected, features, opened, options, what),
           ]);
         } catch (error) {

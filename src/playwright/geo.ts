@@ -17,13 +17,15 @@
  *   later themselves (`context.setGeolocation()`, `setExtraHTTPHeaders()`) replace ours.
  */
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { createDebug } from '../http/debug.js';
 import { sessionOf } from '../launch/browser-registry.js';
-import type { CdpChannel } from '../remote-cdp/cdp-channel.js';
 import { CHECK_MARK, compareGeo, type GeoCheck, readPage } from '../remote-cdp/geo-check.js';
 import { applyGeoToTargets, type GeoField } from '../remote-cdp/geo-overrides.js';
 import type { GeoOption, ResolvedGeo } from '../remote-cdp/geo-resolve.js';
 import { resolveGeo } from '../remote-cdp/geo-resolve.js';
-import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
+import type { RemoteCdp } from '../remote-cdp/remote-cdp.js';
+
+const debug = createDebug('geo');
 
 export interface PlaywrightGeoInput {
   /** The session's resolved targeting and, when launched with a profile by name, that profile. */
@@ -39,41 +41,58 @@ export interface PlaywrightGeoInput {
   own?: ReadonlySet<GeoField>;
 }
 
-/** Applies `geo` to `browser`; resolves once the default context's targets have their overrides. */
-export async function startGeo(
-  browser: Browser,
-  open: () => Promise<CdpChannel>,
+/** The exit's values for `input`, or undefined when geo is off or derives nothing. */
+async function geoOf(input: PlaywrightGeoInput): Promise<ResolvedGeo | undefined> {
+  if (input.option === false) return undefined;
+  const geo = await resolveGeo(input.option ?? 'exit', await input.config, input.profile);
+  if (!geo || (!geo.timezoneId && !geo.locale && !geo.geolocation)) return undefined;
+  return geo;
+}
+
+/**
+ * Geo on the session's own (default) context, on the features' connection `cdp` alongside the
+ * library's connect (it needs no Playwright browser): resolves once the targets there have their
+ * overrides, which then cost the launch no round trip after the connect (P1). The sessions end
+ * with the features' connection.
+ */
+export async function startDefaultContextGeo(
+  cdp: Promise<RemoteCdp>,
   input: PlaywrightGeoInput,
 ): Promise<void> {
-  if (input.option === false) return;
-  const geo = await resolveGeo(input.option ?? 'exit', await input.config, input.profile);
-  if (!geo || (!geo.timezoneId && !geo.locale && !geo.geolocation)) return;
-  fillNewContexts(browser, geo);
-  const cdp = await remoteCdpFor(browser, open);
-  // The targets are known once target discovery (in the setup batch, one round trip shared with
-  // the other features) has answered.
-  await cdp.ready();
+  const geo = await geoOf(input);
+  if (!geo) return;
+  const host = await cdp;
+  // The targets are known once target discovery (in the setup batch) has answered.
+  await host.ready();
   // The default context is the one the session's own tab lives in.
   const defaultIds = new Set(
-    [...cdp.targets.values()]
+    [...host.targets.values()]
       .filter((t) => t.type === 'page' && t.browserContextId !== undefined)
       .map((t) => t.browserContextId),
   );
   const own = input.own ?? new Set<GeoField>();
-  const context = browser.contexts()[0];
-  const [stop] = await Promise.all([
-    applyGeoToTargets(cdp, geo, {
-      covers: (t) => defaultIds.has(t.browserContextId),
-      own: () => own,
-    }),
-    // Playwright sets a context's headers on every new page before it resumes it.
-    context && geo.acceptLanguage && !own.has('locale')
-      ? context.setExtraHTTPHeaders({ 'Accept-Language': geo.acceptLanguage })
-      : undefined,
-  ]);
-  browser.once('disconnected', () => {
-    void stop().finally(() => cdp.close());
+  await applyGeoToTargets(host, geo, {
+    covers: (t) => defaultIds.has(t.browserContextId),
+    own: () => own,
   });
+}
+
+/**
+ * Geo's Playwright side on the connected `browser`: new contexts get the exit's values, and the
+ * default context the country's `Accept-Language` as its extra header (Playwright sets it on every
+ * new page before resuming it). Not awaited: Playwright sends it on its own connection before
+ * any command of the user's, so it costs no round trip either.
+ */
+export async function startGeo(browser: Browser, input: PlaywrightGeoInput): Promise<void> {
+  const geo = await geoOf(input);
+  if (!geo) return;
+  fillNewContexts(browser, geo);
+  const context = browser.contexts()[0];
+  if (context && geo.acceptLanguage && !input.own?.has('locale')) {
+    context
+      .setExtraHTTPHeaders({ 'Accept-Language': geo.acceptLanguage })
+      .catch((error: unknown) => debug(`Accept-Language not set: ${(error as Error).message}`));
+  }
 }
 
 /** `browser.newContext()` (and so `newPage()`) with the exit's values where the user set none. */

@@ -11,7 +11,7 @@ import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
 import { downloadOptions, startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
-import { startGeo } from './geo.js';
+import { startDefaultContextGeo, startGeo } from './geo.js';
 import { loadChromium } from './load.js';
 
 export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraContextsOption {
@@ -47,12 +47,16 @@ export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions,
       ...(options.downloadsPath !== undefined ? { artifactsDir: options.downloadsPath } : {}),
     }),
   downloads: (options) => downloadOptions(options.downloadsPath, options.maxDownloadBytes),
+  startAlongside: (features, opened, options, what) =>
+    startDefaultContextGeo(features.cdp, geoInputOf(opened, options)).catch(
+      featureFailed(what, 'geo overrides could not be applied'),
+    ),
   async startFeatures(browser, features, opened, options, what) {
     await Promise.all([
       startDownloads(browser, features.downloads, options.downloadsPath).catch(
         featureFailed(what, 'downloads could not be bridged'),
       ),
-      startGeo(browser, features.open, geoInputOf(opened, options)).catch(
+      startGeo(browser, geoInputOf(opened, options)).catch(
         featureFailed(what, 'geo overrides could not be applied'),
       ),
     ]);

@@ -82,6 +82,8 @@ export interface OpenFeaturesOptions extends RemoteFeatureOptions {
 export interface RemoteFeatures {
   /** The download bridge, when `downloads` was asked for. */
   readonly downloads: Promise<RemoteDownloads | undefined>;
+  /** The features' RemoteCdp, usable before the browser adopts it (a feature started alongside the connect). */
+  readonly cdp: Promise<RemoteCdp>;
   /**
    * remoteCdpFor's `open` for the adopted browser. adopt() registered the features' RemoteCdp,
    * so remoteCdpFor() calls it only when that failed to open: it rejects with the failure.
@@ -206,6 +208,7 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
     });
   return {
     downloads,
+    cdp,
     open: async () => {
       await cdp;
       throw new Error('the remote features were not adopted by this browser');
