@@ -71,7 +71,7 @@ window.position = () => new Promise((resolve) =>
   navigator.geolocation.getCurrentPosition(
     (p) => resolve({ latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy }),
     (e) => resolve({ error: e.message }),
-    { timeout: 5000 },
+    { timeout: 2000 },
   ));
 </script></head><body><iframe src="https://frame.test/frame"></iframe></body></html>`;
 }
