@@ -10,6 +10,8 @@ import { relative, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export const SOLO_E2E_FILES: ReadonlySet<string> = new Set([
+  // Signals and Ctrl-C at chosen moments of a child's launch; children of their own.
+  'test/reliability/exit-matrix.e2e.test.ts',
   // A warm session must start while a test's 1.5 s runs, or the peak of 2 is never seen.
   'test/fixture/prewarm.e2e.test.ts',
   // Two workers at a session limit of 1, and Ctrl-C once both sessions run.
