@@ -10,11 +10,13 @@
  *   documents, fetches and workers; the country's longer list is the default context's.
  * - the session's own (default) context, which exists before we connect: a session of ours on
  *   each of its targets (remote-cdp/geo-overrides.ts), the ones there now before the launch
- *   returns and each new one as it appears. A popup or new tab is attached when Chromium
- *   announces it, alongside Playwright's own set-up: its time zone and `Intl` locale are its
- *   opener's process's from the first script, its `navigator.language(s)` ours once attached; its
- *   `Accept-Language` is the context's extra header from its first request. Fields the user sets
- *   later themselves (`context.setGeolocation()`, `setExtraHTTPHeaders()`) replace ours.
+ *   returns and each new one as it appears; the tab's dedicated and service workers are held by
+ *   Chromium until ours are set (before their first script). A popup or new tab is attached when
+ *   Chromium announces it, alongside Playwright's own set-up: its time zone and `Intl` locale
+ *   are its opener's process's from the first script, its `navigator.language(s)` ours once
+ *   attached; its `Accept-Language` is the context's extra header from its first request. Fields
+ *   the user sets later themselves (`context.setGeolocation()`, `setExtraHTTPHeaders()`) replace
+ *   ours.
  */
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { createDebug } from '../http/debug.js';

@@ -50,6 +50,12 @@ export interface CdpChannel {
   off(event: string, listener: (params: never) => void): unknown;
   /** Ends the session; the browser connection stays. */
   detach(): Promise<void>;
+  /**
+   * Sends a command to the flat target session `sessionId` (one the browser-level session
+   * auto-attached). Only a connection of our own has it (cdp-connection.ts): a library's
+   * browser-level session drops flat child sessions' messages (Playwright's) or owns them.
+   */
+  sendToSession?(sessionId: string, method: string, params?: object): Promise<unknown>;
 }
 
 /**

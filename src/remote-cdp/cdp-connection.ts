@@ -1,13 +1,11 @@
 /**
- * A browser-level CDP connection of our own over a `ws` WebSocket, for code that has no
- * Playwright or Puppeteer session to lend (the CLI on a session's `cdp_url`, the emulator runtime
- * on Chromium's DevTools socket). The caller supplies the URL (and `ws` options, e.g. a unix
- * socket's `createConnection`) or a socket it created. Typed from `devtools-protocol` (see
- * cdp-channel.ts); flat target sessions (`session(sessionId)`, or `call()` with a `sessionId`);
- * an optional per-call timeout; ONE stored reason that every pending and later call rejects
- * with once it ends; every listener behind the dispatch guard. `channel()` is the CdpChannel
- * remote CDP speaks, and the connection is the DisconnectingBrowser startRemoteFeatures() takes.
- * No message names the URL: a session's `cdp_url` holds its access token.
+ * A browser-level CDP connection of our own over a `ws` WebSocket (the remote features', the
+ * CLI's on a `cdp_url`, the emulator runtime's on Chromium's DevTools socket), to a URL (with
+ * `ws` options) or on a socket the caller created. Typed from `devtools-protocol`; flat target
+ * sessions (`session(sessionId)`, `call()` with a `sessionId`); an optional per-call timeout;
+ * ONE stored reason every pending and later call rejects with once it ends; every listener
+ * behind the dispatch guard. `channel()` is the CdpChannel remote CDP speaks. No message names
+ * the URL: a session's `cdp_url` holds its access token.
  */
 import { type ClientOptions, WebSocket } from 'ws';
 import { createDebug } from '../http/debug.js';
@@ -49,7 +47,7 @@ export class CdpProtocolError extends Error {
 }
 
 export interface CdpConnectionOptions {
-  /** Timeout of every call that does not give its own, in ms. Default: none (a call waits for its answer or the close). */
+  /** Timeout of every call that gives none, in ms. Default: none (the answer or the close). */
   timeoutMs?: number;
   /** How long the socket may take to open, in ms. Default: 30 000. */
   openTimeoutMs?: number;
@@ -101,9 +99,8 @@ export class CdpConnection {
   }
 
   /**
-   * Opens a connection on `target`: a WebSocket URL (opened here with `options.socket`) or a
-   * socket the caller created (open or still connecting). Rejects with CdpTimeoutError when it
-   * does not open within `openTimeoutMs`, CdpClosedError when it fails; the URL is never named.
+   * Opens a connection on a WebSocket URL or a socket the caller created (open or connecting);
+   * rejects with CdpTimeoutError or CdpClosedError, never naming the URL.
    */
   static open(
     target: string | WebSocket,
@@ -188,19 +185,23 @@ export class CdpConnection {
   }
 
   /**
-   * The browser-level session as the CdpChannel remote CDP speaks (browser-level events only:
-   * a flat session's events are not the browser's). `detach()` stops the channel's listeners;
-   * the connection stays.
+   * The browser-level session as a CdpChannel (its events only; a flat session's commands go by
+   * `sendToSession`). `detach()` stops the channel's listeners; the connection stays.
    */
   channel(): CdpChannel {
     const subscriptions = new Set<{ event: string; listener: unknown; stop: () => void }>();
-    const call = this.call.bind(this) as (method: string, params?: object) => Promise<unknown>;
+    const call = this.call.bind(this) as (
+      method: string,
+      params?: object,
+      options?: CallOptions,
+    ) => Promise<unknown>;
     const on = this.on.bind(this) as (
       event: string,
       listener: (params: unknown, sessionId: string | undefined) => unknown,
     ) => () => void;
     return {
       send: (method, params) => call(method, params),
+      sendToSession: (sessionId, method, params) => call(method, params, { sessionId }),
       on: (event, listener) => {
         const deliver = listener as (params: unknown) => void;
         const stop = on(event, (params, sessionId) => (sessionId ? undefined : deliver(params)));

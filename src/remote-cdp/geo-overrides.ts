@@ -11,6 +11,7 @@
  * the caller names (Playwright's default context, whose sessions Playwright does not lend), and
  * for the workers a library lets go (Puppeteer detaches from service workers).
  */
+import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
 import type { CdpCall } from './cdp-channel.js';
 import type { ResolvedGeo } from './geo-resolve.js';
@@ -93,6 +94,63 @@ function childSink(parent: TargetSession, sessionId: string): CommandSink {
   };
 }
 
+/** The targets a tab's flat auto-attach reports: its workers and service workers, no frames. */
+const WORKERS_ONLY: Protocol.Target.TargetFilter = [
+  { type: 'worker' },
+  { type: 'service_worker' },
+  { exclude: true },
+];
+
+/**
+ * The workers and service workers the tab `targetId` creates from now on, each held by Chromium
+ * until it has its overrides: `Target.autoAttachRelated` with `waitForDebuggerOnStart` on the
+ * browser-level session attaches each one flat, paused; the overrides and then
+ * `Runtime.runIfWaitingForDebugger` go out on that flat session in one write. Measured (Chromium
+ * 156, Playwright's default context): a worker does not start before every FLAT auto-attacher
+ * that holds it resumed it, so this holds even when Playwright's own session resumes it first;
+ * a non-flat auto-attach (`Target.setAutoAttach` with `flatten: false`) holds nothing once
+ * Playwright resumed the worker, whose first script then read `en-US` whenever our overrides were
+ * later than Playwright's resume. Sent without waiting for its answer: no round trip. Returns how
+ * to detach the held sessions.
+ */
+function holdWorkersOf(
+  cdp: RemoteCdp,
+  targetId: string,
+  geo: ResolvedGeo,
+  own: ReadonlySet<GeoField> | undefined,
+): () => Promise<void> {
+  const held = new Set<string>();
+  const stopAttached = cdp.on('Target.attachedToTarget', (e) => {
+    // On our own connection only this auto-attach holds a target; our explicit attaches do not.
+    if (!e.waitingForDebugger) return;
+    held.add(e.sessionId);
+    const send = cdp.sendToSession.bind(cdp, e.sessionId) as unknown as CommandSink['send'];
+    void sendGeo({ send }, [
+      ...geoCommands(geo, e.targetInfo.type, own),
+      { method: 'Runtime.runIfWaitingForDebugger' },
+    ]);
+  });
+  const stopDetached = cdp.on('Target.detachedFromTarget', (e) => {
+    held.delete(e.sessionId);
+  });
+  void sendGeo(cdp, [
+    {
+      method: 'Target.autoAttachRelated',
+      params: { targetId, waitForDebuggerOnStart: true, filter: WORKERS_ONLY },
+    },
+  ]);
+  return async () => {
+    stopAttached();
+    stopDetached();
+    const sessions = [...held];
+    held.clear();
+    await sendGeo(
+      cdp,
+      sessions.map((sessionId) => ({ method: 'Target.detachFromTarget', params: { sessionId } })),
+    );
+  };
+}
+
 export interface TargetGeoOptions {
   /** Whether geo covers this target here (its context, its type). */
   covers(target: RemoteTarget): boolean;
@@ -111,6 +169,7 @@ export async function applyGeoToTargets(
   options: TargetGeoOptions,
 ): Promise<() => Promise<void>> {
   const sessions = new Map<string, Promise<TargetSession | undefined>>();
+  const releases: (() => Promise<void>)[] = [];
   let stopped = false;
   /** `atStart`: a target there when geo starts (the session's own tab), not one announced later. */
   const cover = (target: RemoteTarget, atStart = false): Promise<unknown> | undefined => {
@@ -119,18 +178,22 @@ export async function applyGeoToTargets(
     const commands = geoCommands(geo, target.type, own);
     if (commands.length === 0) return undefined;
     // Every target, out-of-process frames and workers included, gets a session of its own as
-    // Chromium announces it, never one auto-attached through its page's session: a
+    // Chromium announces it, never one auto-attached through its page's session (the session's
+    // own tab's workers excepted, below): a
     // Target.setAutoAttach of ours on a page while its cross-site iframe's target is being
     // attached made Chromium drop the library's (Playwright's) session of that iframe before
     // it resumed it, and the iframe never committed (the page's `load` never came).
     const { session, attached: answered } = cdp.attach(target.targetId);
+    // The session's own tab also takes its workers and service workers as they are created,
+    // held until they have their overrides: set long before any of its frames navigates. A page
+    // announced later (a popup) is not, since its iframes are attached at that very moment.
+    const holdWorkers = atStart && target.type === 'page';
+    if (holdWorkers && cdp.speaksFlat) releases.push(holdWorkersOf(cdp, target.targetId, geo, own));
     const attached = answered.then(
       () => {
         void sendGeo(session, commands);
-        // The session's own tab also takes its workers and service workers as they are created
-        // (auto-attached, before they run): set long before any of its frames navigates. A page
-        // announced later (a popup) is not, since its iframes are attached at that very moment.
-        if (atStart && target.type === 'page') {
+        // On a library's session (no flat sessions): auto-attached, not held (holdWorkersOf).
+        if (holdWorkers && !cdp.speaksFlat) {
           session.on('Target.attachedToTarget', (child) => {
             void sendGeo(
               childSink(session, child.sessionId),
@@ -171,6 +234,9 @@ export async function applyGeoToTargets(
     stopDestroyed();
     const all = [...sessions.values()];
     sessions.clear();
-    await Promise.all(all.map(async (s) => (await s)?.detach()));
+    await Promise.all([
+      ...all.map(async (s) => (await s)?.detach()),
+      ...releases.splice(0).map((release) => release()),
+    ]);
   };
 }

@@ -20,9 +20,12 @@
  * - `reopen(channel)`: the same session on a new connection after the old one dropped.
  *
  * Why non-flat target sessions: Playwright's `newBrowserCDPSession()` (remoteCdpFor's `open`)
- * drops the messages of flattened child sessions; non-flat ones work on every channel. The
- * browser target's `Fetch` sees a request after every page-level interception: Playwright's
- * `route()` and Puppeteer's request interception come first.
+ * drops the messages of flattened child sessions; non-flat ones work on every channel. The one
+ * exception is geo's hold on the workers of the session's own tab (geo-overrides.ts): only a
+ * flat auto-attach (`Target.autoAttachRelated`) keeps a worker from starting until we resume
+ * it, so on a connection of our own (`speaksFlat`) those commands go to flat sessions
+ * (`sendToSession()`). The browser target's `Fetch` sees a request after every page-level
+ * interception: Playwright's `route()` and Puppeteer's request interception come first.
  */
 import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
@@ -129,6 +132,22 @@ export class RemoteCdp implements CdpSession {
     return (await this.#channel.send(method, params[0])) as CdpResult<M>;
   }
 
+  /** Whether the connection has flat target sessions (our own does; a library's session not). */
+  get speaksFlat(): boolean {
+    return this.#channel.sendToSession !== undefined;
+  }
+
+  /** Sends a command on the flat target session `sessionId` (see `speaksFlat`). */
+  async sendToSession<M extends CdpCommand>(
+    sessionId: string,
+    method: M,
+    ...params: CdpParams<M>
+  ): Promise<CdpResult<M>> {
+    const channel = this.#channel;
+    if (!channel.sendToSession) throw new Error('this CDP connection has no flat sessions');
+    return (await channel.sendToSession(sessionId, method, params[0])) as CdpResult<M>;
+  }
+
   /** Listens to a browser-level event (behind the dispatch guard); returns how to stop. */
   on<E extends CdpEvent>(event: E, listener: CdpListener<E>): () => void {
     const entry = { event, listener: guardListener(event, listener) as (params: never) => void };
@@ -150,12 +169,10 @@ export class RemoteCdp implements CdpSession {
   }
 
   /**
-   * Moves this session onto `channel`, a new connection to the same browser after the old one
-   * dropped (remote-features.ts): every listener moves over; the target sessions of the old
-   * one close (each feature's `closed` handling forgets them); the session-wide setup (the last
-   * setup() call of each method, the Fetch patterns) is sent again, and with it
-   * `Target.setDiscoverTargets`, whose `targetCreated` of every target there lets each feature
-   * attach again. Resolves when that setup is answered; rejects with the first that failed.
+   * Moves onto `channel`, a new connection to the same browser after the old one dropped: the
+   * listeners move; the old target sessions close (features forget them); the last setup() of
+   * each method and the Fetch patterns go out again, `Target.setDiscoverTargets`' events of
+   * every target there letting each feature attach again. Settles as ready() does.
    */
   async reopen(channel: CdpChannel): Promise<void> {
     if (this.#closed) throw new TargetSessionClosedError('the browser session is closed');
@@ -170,10 +187,7 @@ export class RemoteCdp implements CdpSession {
     await Promise.all([this.setup(...this.#replay.values()), this.#track(this.#fetch.resend())]);
   }
 
-  /**
-   * Joins `pending` (a feature's setup on a target, which reports its own failure) to what
-   * ready() waits for; its failure is not ready()'s.
-   */
+  /** Joins `pending` (a feature's setup on a target) to what ready() waits for, not its failure. */
   waitFor(pending: Promise<unknown>): void {
     const settled = pending.then(
       () => {},
@@ -183,19 +197,13 @@ export class RemoteCdp implements CdpSession {
     void settled.then(() => this.#inFlight.delete(settled));
   }
 
-  /**
-   * Resolves when every setup call sent so far (setup(), intercept(), open(), waitFor()) is answered;
-   * rejects with the first that failed. Adapters await it once, after starting every feature.
-   */
+  /** Resolves when every setup call sent so far is answered; rejects with the first that failed. */
   async ready(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     if (this.#setupFailure) throw this.#setupFailure;
   }
 
-  /**
-   * Adds a feature's interception (fetch-interception.ts) and sends the new patterns as part of
-   * the setup batch; the returned function removes it again.
-   */
+  /** Adds a feature's interception (fetch-interception.ts) to the batch; returns its removal. */
   intercept(interceptor: FetchInterceptor): () => Promise<void> {
     const { applied, remove } = this.#fetch.add(interceptor);
     void this.#track(applied);
@@ -212,10 +220,8 @@ export class RemoteCdp implements CdpSession {
   }
 
   /**
-   * Attaches a non-flat session to `targetId` (target-session.ts, target-routing.ts) and sends
-   * `first` (the attaching feature's first commands) on it at once. Returns at once: when no
-   * other session of ours is on the target, the commands go out in the same write as the
-   * attach, so they reach the target before anything sent after this call (a user's goto).
+   * Attaches a non-flat session to `targetId` and sends `first` on it at once, in the same
+   * write as the attach when no other session of ours is on it (before a user's next goto).
    */
   attach(targetId: string, first: readonly CdpCall[] = []): AttachedTarget {
     if (this.#closed) {

@@ -2,7 +2,8 @@
  * A site on the emulator's internet that reports what a detector compares with the exit: in the
  * page (at its first script), a cross-site iframe (an out-of-process frame), a dedicated worker
  * and a service worker, the time zone by `Intl` and by `Date` offsets (winter and summer), the
- * `Intl` locale, `navigator.language(s)`, and the `Accept-Language` each request carried.
+ * `Intl` locale, `navigator.language(s)`, and the `Accept-Language` each request carried (the
+ * page's and the service worker's own fetches too).
  * Published as `geo.test` (pages) and `frame.test` (the iframe); https, so the service worker
  * registers.
  */
@@ -28,8 +29,8 @@ export interface PageReport {
   worker: Probe;
   /** The service worker at its first script. */
   serviceWorker: Probe;
-  /** The service worker when asked (after the page loaded). */
-  serviceWorkerNow: Probe;
+  /** A fetch from the service worker (when asked): the header the server saw. */
+  serviceWorkerFetched: string | null;
 }
 
 /** The probe as script text: runs the same in a window, a worker and a service worker. */
@@ -65,7 +66,10 @@ window.report = (async () => {
     channel.port1.onmessage = (e) => resolve(e.data);
     registration.active.postMessage('probe', [channel.port2]);
   });
-  return { page: window.firstScript, fetched, worker, serviceWorker: both.atStart, serviceWorkerNow: both.now };
+  return {
+    page: window.firstScript, fetched, worker,
+    serviceWorker: both.atStart, serviceWorkerFetched: both.fetched,
+  };
 })();
 window.position = () => new Promise((resolve) =>
   navigator.geolocation.getCurrentPosition(
@@ -90,7 +94,10 @@ function serviceWorker(req: IncomingMessage): string {
   return `const atStart = (${PROBE})(${json(header(req))});
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
-self.addEventListener('message', (e) => e.ports[0].postMessage({ atStart, now: (${PROBE})(null) }));`;
+self.addEventListener('message', (e) => e.waitUntil((async () => {
+  const fetched = (await (await fetch('/headers')).json()).acceptLanguage;
+  e.ports[0].postMessage({ atStart, fetched });
+})()));`;
 }
 
 export interface GeoSite {

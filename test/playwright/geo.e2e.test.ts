@@ -85,10 +85,11 @@ interface Want {
 }
 
 /**
- * The page at its first script, its cross-site iframe, a dedicated and a service worker, and a
- * fetch. `attachedLate`: the session's own context, where an out-of-process frame and a service
- * worker get their overrides on a session of ours attached as Chromium announces them, alongside
- * Playwright's own set-up (docs/geo.md): checked once they run, not at their first script.
+ * The page, a dedicated and a service worker at their first script, the cross-site iframe, and
+ * a fetch of the page and of the service worker. `attachedLate`: the session's own context, where
+ * an out-of-process frame gets its overrides on a session of ours attached as Chromium announces
+ * it, alongside Playwright's own set-up (docs/geo.md): checked once it runs, not at its first
+ * script. The tab's workers are held until they have theirs, so they are checked at their first.
  */
 function expectEverywhere(r: FullReport, want: Want, attachedLate = false): void {
   const { acceptLanguage, languages, ...values } = want;
@@ -96,16 +97,14 @@ function expectEverywhere(r: FullReport, want: Want, attachedLate = false): void
     page: r.page,
     frame: attachedLate ? r.frameNow : r.frame,
     worker: r.worker,
-    serviceWorker: attachedLate ? r.serviceWorkerNow : r.serviceWorker,
+    serviceWorker: r.serviceWorker,
   };
   for (const [where, probe] of Object.entries(probes)) {
-    // A dedicated worker of the default context shares its page's process (zone, Intl locale);
-    // its navigator.language(s) is the worker's own, set as it is announced (docs/geo.md).
-    const languagesToo = !(attachedLate && where === 'worker');
     expect({ where, ...probe }).toMatchObject({
       where,
       ...values,
-      ...(languagesToo ? { language: languages[0], languages } : {}),
+      language: languages[0],
+      languages,
     });
   }
   for (const [where, header] of Object.entries({
@@ -113,6 +112,7 @@ function expectEverywhere(r: FullReport, want: Want, attachedLate = false): void
     frame: r.frame.acceptLanguage,
     worker: r.worker.acceptLanguage,
     fetched: r.fetched,
+    serviceWorkerFetched: r.serviceWorkerFetched,
   })) {
     expect({ where, header }).toEqual({ where, header: acceptLanguage });
   }

@@ -84,7 +84,10 @@ interface Want {
   acceptLanguage: string;
 }
 
-/** Every probe at its first script, and the headers of the page, frame, worker and a fetch. */
+/**
+ * Every probe at its first script, and the headers of the page, frame, worker and of a fetch of
+ * the page and of the service worker.
+ */
 function expectEverywhere(r: FullReport, want: Want): void {
   const { acceptLanguage, languages, ...values } = want;
   const probes = { page: r.page, frame: r.frame, worker: r.worker, serviceWorker: r.serviceWorker };
@@ -101,6 +104,7 @@ function expectEverywhere(r: FullReport, want: Want): void {
     frame: r.frame.acceptLanguage,
     worker: r.worker.acceptLanguage,
     fetched: r.fetched,
+    serviceWorkerFetched: r.serviceWorkerFetched,
   })) {
     expect({ where, header }).toEqual({ where, header: acceptLanguage });
   }

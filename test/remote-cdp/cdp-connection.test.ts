@@ -339,4 +339,15 @@ describe('CdpConnection', () => {
     expect(destroyed).toEqual(['d1']);
     expect(cdp.closedReason).toBeUndefined();
   });
+
+  it("sends a flat session's command through the channel with its sessionId (sendToSession)", async () => {
+    browser.answer = (m) => ({ result: { echoed: m.method, to: m.sessionId } });
+    const cdp = await open();
+    const channel = cdp.channel();
+    expect(await channel.sendToSession?.('W1', 'Runtime.runIfWaitingForDebugger')).toEqual({
+      echoed: 'Runtime.runIfWaitingForDebugger',
+      to: 'W1',
+    });
+    expect(browser.received.at(-1)).toMatchObject({ params: {}, sessionId: 'W1' });
+  });
 });
