@@ -124,8 +124,7 @@ function holdWorkersOf(
     // On our own connection only this auto-attach holds a target; our explicit attaches do not.
     if (!e.waitingForDebugger) return;
     held.add(e.sessionId);
-    const send = cdp.sendToSession.bind(cdp, e.sessionId) as unknown as CommandSink['send'];
-    void sendGeo({ send }, [
+    void sendGeo(cdp.flatSession(e.sessionId), [
       ...geoCommands(geo, e.targetInfo.type, own),
       { method: 'Runtime.runIfWaitingForDebugger' },
     ]);

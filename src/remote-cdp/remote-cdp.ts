@@ -24,7 +24,7 @@
  * exception is geo's hold on the workers of the session's own tab (geo-overrides.ts): only a
  * flat auto-attach (`Target.autoAttachRelated`) keeps a worker from starting until we resume
  * it, so on a connection of our own (`speaksFlat`) those commands go to flat sessions
- * (`sendToSession()`). The browser target's `Fetch` sees a request after every page-level
+ * (`flatSession()`). The browser target's `Fetch` sees a request after every page-level
  * interception: Playwright's `route()` and Puppeteer's request interception come first.
  */
 import type { Protocol } from 'devtools-protocol';
@@ -137,15 +137,15 @@ export class RemoteCdp implements CdpSession {
     return this.#channel.sendToSession !== undefined;
   }
 
-  /** Sends a command on the flat target session `sessionId` (see `speaksFlat`). */
-  async sendToSession<M extends CdpCommand>(
-    sessionId: string,
-    method: M,
-    ...params: CdpParams<M>
-  ): Promise<CdpResult<M>> {
-    const channel = this.#channel;
-    if (!channel.sendToSession) throw new Error('this CDP connection has no flat sessions');
-    return (await channel.sendToSession(sessionId, method, params[0])) as CdpResult<M>;
+  /** The flat target session `sessionId` as a command sink (see `speaksFlat`). */
+  flatSession(sessionId: string): { send(method: string, params?: object): Promise<unknown> } {
+    return {
+      send: async (method, params) => {
+        const channel = this.#channel;
+        if (!channel.sendToSession) throw new Error('this CDP connection has no flat sessions');
+        return channel.sendToSession(sessionId, method, params);
+      },
+    };
   }
 
   /** Listens to a browser-level event (behind the dispatch guard); returns how to stop. */
