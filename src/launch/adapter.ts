@@ -215,7 +215,7 @@ async function connect<B extends NativeBrowser, O extends LaunchRemoteOptions, P
   }
   opened.connected();
   register(browser, opened);
-  adapter.wireClose(browser, (disconnect, keep) => opened.end(disconnect, keep));
+  adapter.wireClose(browser, (disconnect, keep) => opened.end(disconnect, { keep: keep ?? false }));
   // Without close(): a drop, not a close (the session may be kept for a re-attach).
   adapter.onDisconnect(browser, () => opened.dropped());
   adapter.onActivity(browser, () => opened.touch());

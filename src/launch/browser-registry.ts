@@ -13,13 +13,18 @@ export function register(browser: object, opened: OpenedSession): void {
 
 /**
  * Ends the browser's session alongside `disconnect`, the session's end started first (see
- * `OpenedSession.end`): for a close that is not the browser's own (a drop-in's persistent context).
+ * `OpenedSession.end`): for a close that is not the browser's own (a drop-in's persistent
+ * context, the fixture's per-test context). `disconnectFirst`: the DELETE waits for it.
  */
-export function endSessionOf(browser: object, disconnect: () => Promise<unknown>): Promise<void> {
+export function endSessionOf(
+  browser: object,
+  disconnect: () => Promise<unknown>,
+  options?: { disconnectFirst?: boolean },
+): Promise<void> {
   const opened = sessions.get(browser);
   if (!opened)
     return Promise.reject(new TypeError('this browser was not launched by remote-browser'));
-  return opened.end(disconnect);
+  return opened.end(disconnect, options);
 }
 
 /** The remote session behind a browser from launchRemote()/connectRemote(). */

@@ -54,9 +54,15 @@ export interface OpenedSession {
    * ending (close(), or finish(true) with `keep`) before `disconnect` runs, so the disconnect
    * this causes is not taken for a drop; the DELETE leaves alongside the disconnect, not after
    * it (ending the session drops the socket anyway). Both are waited for; a failed end (the
-   * session may still be running) wins over a failed disconnect.
+   * session may still be running) wins over a failed disconnect. With `disconnectFirst`, the
+   * session is marked ending at once but its DELETE waits for `disconnect` to settle: for a
+   * disconnect that still needs the browser (the fixture's per-test context close takes the
+   * failure screenshot and the trace first).
    */
-  end(disconnect: () => Promise<unknown>, keep?: boolean): Promise<void>;
+  end(
+    disconnect: () => Promise<unknown>,
+    options?: { keep?: boolean; disconnectFirst?: boolean },
+  ): Promise<void>;
   /**
    * The adapter's 'disconnected' without close(): a drop, not a close (reconnect-window.ts). The
    * session is kept for `reconnectWindowMs` when the service says it still runs, else ended;
@@ -149,8 +155,10 @@ export function leaseSession({
     options.recording && !options.keepSession ? deferred<RecordingDownload>() : undefined;
   let finishing: Promise<void> | undefined;
 
-  const finish = (keep = false, event: EndEvent = 'close') => {
+  /** `after`: what the release waits for (a disconnect that still needs the browser). */
+  const finish = (keep = false, event: EndEvent = 'close', after?: Promise<unknown>) => {
     finishing ??= (async () => {
+      if (after) await after.catch(() => {});
       scope.dispose();
       if (options.keepSession || keep) {
         recordingDone?.reject(
@@ -204,7 +212,12 @@ export function leaseSession({
         return finish();
       });
     },
-    end(disconnect, keep = false) {
+    end(disconnect, { keep = false, disconnectFirst = false } = {}) {
+      if (disconnectFirst && !keep && reuseKey === undefined) {
+        const disconnected = disconnect();
+        // Set before the disconnect's 'disconnected' can arrive: it is then no drop.
+        return settleBoth(disconnected, finish(false, 'close', disconnected));
+      }
       const ending = keep ? finish(true) : this.close();
       return settleBoth(disconnect(), ending);
     },

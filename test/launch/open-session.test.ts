@@ -725,10 +725,30 @@ describe("end(): the adapter's close and disconnect, ordered by the session", ()
   it("with keep (Puppeteer's disconnect()), the session is handed over first and not deleted", async () => {
     const opened = await launch();
     opened.connected();
-    await opened.end(async () => opened.dropped(), true);
+    await opened.end(async () => opened.dropped(), { keep: true });
     expect(opened.lease.state).toBe('handed-over');
     expect(opened.wasDropped()).toBe(false);
     expect(service.calls('DELETE', DELETES)).toHaveLength(0);
+    expect(service.calls('GET', DELETES)).toHaveLength(0);
+  });
+
+  it('with disconnectFirst, the DELETE waits for the disconnect, which is still no drop', async () => {
+    const opened = await launch();
+    opened.connected();
+    let deletesDuringDisconnect = -1;
+    await opened.end(
+      async () => {
+        // The fixture's per-test context close: screenshots and traces still need the browser.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        deletesDuringDisconnect = service.calls('DELETE', DELETES).length;
+        opened.dropped();
+      },
+      { disconnectFirst: true },
+    );
+    expect(deletesDuringDisconnect).toBe(0);
+    expect(opened.wasDropped()).toBe(false);
+    expect(opened.lease.state).toBe('ended');
+    expect(service.calls('DELETE', DELETES)).toHaveLength(1);
     expect(service.calls('GET', DELETES)).toHaveLength(0);
   });
 
