@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
+import { redact } from 'remote-browser';
 import { startEmulator } from 'remote-browser/emulator';
 import { defaultPage, launchRemote, recordingOf, sessionOf } from 'remote-browser/playwright';
 
@@ -39,7 +40,8 @@ try {
   step(
     `session ${session.id} created and connected in ${Date.now() - t0} ms (exit: ${session.config.country ?? 'any'})`,
   );
-  step(`live view: ${session.liveViewUrl}`);
+  // Its ?token= is a capability, left out as in every log line of the library.
+  step(`live view: ${redact(session.liveViewUrl)}`);
 
   const page = defaultPage(browser); // the session's own tab: the one the recording shows
   await page.goto(pageUrl);

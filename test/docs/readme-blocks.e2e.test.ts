@@ -207,6 +207,9 @@ describe('README code blocks', () => {
     const output = result.stdout + result.stderr;
     expect(result.code, output).toBe(0);
     expect(output).toMatch(/session \S+ created and connected/);
+    // The live view's token is a capability: the demo prints the URL without it.
+    expect(output).toMatch(/live view: \S+\/live\/\S+/);
+    expect(output).not.toMatch(/token=(?!\[REDACTED\])/);
     expect(output).toContain('closed: the session was deleted (0 running, 0 Chromium processes)');
     const shot = join(cwd, 'demo-output', 'screenshot.png');
     expect(readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
