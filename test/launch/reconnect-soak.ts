@@ -27,7 +27,7 @@ export interface SoakResult {
   launchErrors: string[];
   /** The first failed pages' errors, each with whether its browser was still connected. */
   pageErrors: string[];
-  /** The crawl ran out of time (`deadlineMs`) with pages left: a stuck worker, named here. */
+  /** The crawl ran out of time (DEADLINE_MS) with pages left: a stuck worker, named here. */
   timedOut: boolean;
   sessionsCreated: number;
   cuts: number;
@@ -35,6 +35,9 @@ export interface SoakResult {
   poolStats: Record<string, number>;
   ms: number;
 }
+
+/** The crawl stops here with pages left: below the soak test's timeout, so the soak reports. */
+const DEADLINE_MS = 90_000;
 
 export async function crawl(
   lib: SoakLibrary,
@@ -47,8 +50,6 @@ export async function crawl(
     /** The account's concurrent-session limit; default the emulator's (50). */
     concurrentSessions?: number;
     extra?: Record<string, unknown>;
-    /** The crawl stops here with pages left (below the test's timeout, so the soak reports). */
-    deadlineMs?: number;
   },
 ): Promise<SoakResult> {
   const account = await emu.admin.createAccount(
@@ -75,7 +76,7 @@ export async function crawl(
   const launched = new Set<Browser>();
   // A launch the soak gave up on may still resolve: its browser is closed with the others.
   const pending = new Set<Promise<Browser>>();
-  const deadline = Date.now() + (options.deadlineMs ?? 90_000);
+  const deadline = Date.now() + DEADLINE_MS;
   let timedOut = false;
   const pastDeadline = () => {
     if (Date.now() > deadline) timedOut = true;
