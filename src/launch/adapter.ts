@@ -26,9 +26,13 @@ import { SessionPool } from './session-pool.js';
 /**
  * The session's end, as an adapter's patched close()/disconnect() calls it: the session starts
  * ending (deleting it, or keeping it with `keep`) before `disconnect` runs, so the disconnect it
- * causes is not taken for a drop; both are waited for (`OpenedSession.end`).
+ * causes is not taken for a drop; both are waited for (`OpenedSession.end`, also for
+ * `disconnectFirst`).
  */
-export type EndSession = (disconnect: () => Promise<unknown>, keep?: boolean) => Promise<void>;
+export type EndSession = (
+  disconnect: () => Promise<unknown>,
+  options?: { keep?: boolean; disconnectFirst?: boolean },
+) => Promise<void>;
 
 /** A native browser as far as this needs it: its close() is the patched one (`wireClose`). */
 export interface NativeBrowser {
@@ -215,7 +219,7 @@ async function connect<B extends NativeBrowser, O extends LaunchRemoteOptions, P
   }
   opened.connected();
   register(browser, opened);
-  adapter.wireClose(browser, (disconnect, keep) => opened.end(disconnect, { keep: keep ?? false }));
+  adapter.wireClose(browser, (disconnect, endOptions) => opened.end(disconnect, endOptions));
   // Without close(): a drop, not a close (the session may be kept for a re-attach).
   adapter.onDisconnect(browser, () => opened.dropped());
   adapter.onActivity(browser, () => opened.touch());

@@ -13,18 +13,13 @@ export function register(browser: object, opened: OpenedSession): void {
 
 /**
  * Ends the browser's session alongside `disconnect`, the session's end started first (see
- * `OpenedSession.end`): for a close that is not the browser's own (a drop-in's persistent
- * context, the fixture's per-test context). `disconnectFirst`: the DELETE waits for it.
+ * `OpenedSession.end`): for a close that is not the browser's own (a drop-in's persistent context).
  */
-export function endSessionOf(
-  browser: object,
-  disconnect: () => Promise<unknown>,
-  options?: { disconnectFirst?: boolean },
-): Promise<void> {
+export function endSessionOf(browser: object, disconnect: () => Promise<unknown>): Promise<void> {
   const opened = sessions.get(browser);
   if (!opened)
     return Promise.reject(new TypeError('this browser was not launched by remote-browser'));
-  return opened.end(disconnect, options);
+  return opened.end(disconnect);
 }
 
 /** The remote session behind a browser from launchRemote()/connectRemote(). */

@@ -119,7 +119,8 @@ export const chromium: RemoteChromium = {
       await browser.close();
       throw error;
     }
-    const closeContext = context.close;
+    // Playwright's own close: launchRemote's patched one (wireClose) would end the session again.
+    const closeContext = (Object.getPrototypeOf(context) as BrowserContext).close;
     context.close = async function close(this: BrowserContext, closeOptions?: { reason?: string }) {
       // Closing the default context closes the browser: the session's end, as browser.close().
       await endSessionOf(browser, () =>

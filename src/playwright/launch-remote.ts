@@ -77,6 +77,17 @@ export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions,
     browser.close = async function close(this: Browser, closeOptions?: { reason?: string }) {
       await end(() => closeNative(browser, closeOptions));
     };
+    // Closing the default context of a CDP browser disconnects it: the user's close, not a
+    // dropped connection (no warning, no session kept running), so the session ends with it.
+    // Its DELETE waits for the close, which may still use the browser (Playwright Test's hooks
+    // take a failed test's screenshot and trace there).
+    const context = browser.contexts()[0];
+    if (context) {
+      const closeContext = context.close;
+      context.close = async function close(this: BrowserContext, options?: { reason?: string }) {
+        await end(() => closeContext.call(context, options), { disconnectFirst: true });
+      };
+    }
   },
   handOut: (browser, options) => guardExtraContexts(browser, options.extraContexts),
 };

@@ -110,7 +110,7 @@ export const puppeteerAdapter: LibraryAdapter<
     patch(browser, 'close', close);
     patch(browser, Symbol.asyncDispose, close);
     // Detaches and leaves the session running: the user's now.
-    patch(browser, 'disconnect', () => end(() => disconnectNative(browser), true));
+    patch(browser, 'disconnect', () => end(() => disconnectNative(browser), { keep: true }));
   },
 };
 

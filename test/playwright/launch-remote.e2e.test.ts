@@ -104,6 +104,28 @@ describe('launchRemote (Playwright)', () => {
     expect(await running()).toBe(0);
   });
 
+  it('ends the session when its default context is closed: a close, not a dropped connection', async () => {
+    await freshAccount();
+    const end = vi.spyOn(api.sessions, 'end');
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const browser = await launchRemote({ api });
+      // Closing a CDP browser's default context disconnects it (Playwright's own behaviour).
+      await browser.contexts()[0]!.close();
+      expect(browser.isConnected()).toBe(false);
+      expect(end).toHaveBeenCalledTimes(1);
+      expect(await running()).toBe(0);
+      expect(sessionOf(browser).endReason).toBeUndefined();
+      await browser.close();
+      expect(end).toHaveBeenCalledTimes(1);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.includes('remote-browser'))).toEqual([]);
+  });
+
   it('deletes the session through Symbol.asyncDispose (await using)', async () => {
     await freshAccount();
     const end = vi.spyOn(api.sessions, 'end');
