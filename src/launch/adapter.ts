@@ -11,7 +11,7 @@ import { preloadGeo } from '../remote-cdp/geo-resolve.js';
 import { openRemoteFeatures, type RemoteFeatures } from '../remote-cdp/remote-features.js';
 import { adoptSession, launchReusing } from './attach-session.js';
 import { keptSessionOf, register, sessionRunning, wasDropped } from './browser-registry.js';
-import { connectWithin } from './connect-within.js';
+import { connectWithin, disposeLate } from './connect-within.js';
 import { type OpenedSession, openSession } from './open-session.js';
 import { LAUNCH_SCHEMAS } from './option-schemas.js';
 import type { LaunchRemoteOptions } from './options.js';
@@ -187,12 +187,7 @@ async function connect<B extends NativeBrowser, O extends LaunchRemoteOptions, P
           // (a pool's re-attach hung so in the reconnect soak). The features' drop ends the try.
           connected = await Promise.race([connecting, features.lost]);
         } catch (error) {
-          connecting
-            .then(
-              (late) => adapter.disconnect(late),
-              () => {},
-            )
-            .catch(() => {});
+          disposeLate(connecting, (late) => adapter.disconnect(late));
           await features.close();
           throw error;
         }

@@ -20,7 +20,7 @@ export async function connectWithin<T>(
   opened: OpenedSession,
   what: string,
   connect: (timeoutMs: number) => Promise<T>,
-  disposeLate: (value: T) => Promise<void>,
+  dispose: (value: T) => Promise<void>,
 ): Promise<T> {
   const { scope } = opened;
   for (let attempt = 1; ; attempt++) {
@@ -32,14 +32,18 @@ export async function connectWithin<T>(
       await opened.lookedUp;
       return connected;
     } catch (error) {
-      // A connect that completes after we gave up must not leave a client attached.
-      pending.then(disposeLate, () => {}).catch(() => {});
+      disposeLate(pending, dispose);
       if (attempt >= CONNECT_ATTEMPTS || !(await droppedWhileRunning(opened, error))) throw error;
       debug(
         `${what}: the connection to session ${opened.info.id} dropped while connecting; connecting again (${attempt + 1} of ${CONNECT_ATTEMPTS})`,
       );
     }
   }
+}
+
+/** A connect given up on that completes later must not leave a client attached: `dispose` it then. */
+export function disposeLate<T>(pending: Promise<T>, dispose: (value: T) => Promise<void>): void {
+  pending.then(dispose, () => {}).catch(() => {});
 }
 
 /** Connects tried on one session when the network drops them (connectWithin). */

@@ -46,9 +46,10 @@ export interface OpenedSession {
    * The adapter's close(): finish(), except for a drop-in's browser (`reuseKey`) whose
    * connection dropped while its session is kept: then the session stays kept (the window, the
    * exit hooks and the watchdog still end it) for the next drop-in launch to re-attach, as a
-   * framework closes a dead browser before it launches another.
+   * framework closes a dead browser before it launches another. `after`: what the DELETE
+   * waits for (see `end`'s `disconnectFirst`).
    */
-  close(): Promise<void>;
+  close(after?: Promise<unknown>): Promise<void>;
   /**
    * The adapter's patched close() (or Puppeteer's disconnect(), `keep`): the session starts
    * ending (close(), or finish(true) with `keep`) before `disconnect` runs, so the disconnect
@@ -56,8 +57,8 @@ export interface OpenedSession {
    * it (ending the session drops the socket anyway). Both are waited for; a failed end (the
    * session may still be running) wins over a failed disconnect. With `disconnectFirst`, the
    * session is marked ending at once but its DELETE waits for `disconnect` to settle: for a
-   * disconnect that still needs the browser (the fixture's per-test context close takes the
-   * failure screenshot and the trace first).
+   * disconnect that still needs the browser (a Playwright default context's close: Playwright
+   * Test's hooks take a failed test's screenshot and trace there first).
    */
   end(
     disconnect: () => Promise<unknown>,
@@ -201,25 +202,26 @@ export function leaseSession({
     cdpUrl: () => created.cdp_url,
     ...(profile ? { profile } : {}),
     finish,
-    close() {
-      if (reuseKey === undefined || !dropDecided || finishing) return finish();
+    close(after) {
+      if (reuseKey === undefined || !dropDecided || finishing) return finish(false, 'close', after);
       return dropDecided.then(() => {
         if (finishing === undefined && isKept(created.id)) {
           debug(`session ${created.id}: closed after a drop: kept for the next drop-in launch`);
           keptAfterClose(created.id);
           return;
         }
-        return finish();
+        return finish(false, 'close', after);
       });
     },
     end(disconnect, { keep = false, disconnectFirst = false } = {}) {
-      if (disconnectFirst && !keep && reuseKey === undefined) {
-        const disconnected = disconnect();
-        // Set before the disconnect's 'disconnected' can arrive: it is then no drop.
-        return settleBoth(disconnected, finish(false, 'close', disconnected));
+      if (keep || !disconnectFirst) {
+        // Started before the disconnect, so the disconnect it causes is no drop.
+        const ending = keep ? finish(true) : this.close();
+        return settleBoth(disconnect(), ending);
       }
-      const ending = keep ? finish(true) : this.close();
-      return settleBoth(disconnect(), ending);
+      const disconnected = disconnect();
+      // Ending from this same tick, before the disconnect's 'disconnected' can arrive: no drop.
+      return settleBoth(disconnected, this.close(disconnected));
     },
     async abandon(error) {
       // First line only: Playwright appends a multi-line call log (kept in the redacted cause).
