@@ -3,10 +3,10 @@
  * the browser opens on its own disk: a remote browser uploads nothing, or someone else's file
  * (Puppeteer's `uploadFile()` and `FileChooser.accept()` send exactly this, puppeteer#8470).
  * `setInputFilesFromClient()` does what that call does, with the bytes: each file is read on
- * the client one chunk at a time and sent over CDP into the element's page, where the chunks
+ * the client in 64 KB chunks and sent over CDP into the element's page, where the chunks
  * become a `File` (name, type, last-modified as the browser would set them); the files are
  * assigned to the input through a `DataTransfer` and `input` and `change` are dispatched, as
- * the real call does. The client holds one chunk at a time; the page holds the files, as it
+ * the real call does. The client holds at most 1 MB of a file at a time; the page holds the files, as it
  * would after a local upload.
  */
 import { RemoteBrowserError } from '../http/errors.js';
@@ -28,8 +28,14 @@ export class UploadFileError extends RemoteBrowserError {
   override name = 'UploadFileError';
 }
 
-/** Raw bytes per CDP message (sent base64, so about 1.4 MB on the wire). */
-const CHUNK_BYTES = 1024 * 1024;
+/**
+ * Raw bytes per CDP message, and how many messages are on the wire at once. As for downloads
+ * (download-transfer.ts), a chunk's base64 text stays below V8's large-object size, so it dies
+ * young and the client's memory stays flat; the calls in flight keep 1 MB on the wire per round
+ * trip. Chromium runs a session's calls in order, so the page gets the chunks in order.
+ */
+const CHUNK_BYTES = 64 * 1024;
+const CALLS_IN_FLIGHT = 16;
 
 const HOLDER = 'function () { return { parts: [], files: [] }; }';
 
@@ -83,13 +89,19 @@ export async function setInputFilesFromClient(
   };
   const holder = await call(element, HOLDER);
   if (!holder) throw new UploadFileError('upload: the page did not answer');
+  const pushes: Promise<unknown>[] = [];
   try {
     for (const file of files) {
       for await (const chunk of nodeFs().createReadStream(file.path, {
         highWaterMark: CHUNK_BYTES,
       })) {
-        await call(holder, PUSH, [(chunk as Buffer).toString('base64')]);
+        const push = call(holder, PUSH, [(chunk as Buffer).toString('base64')]);
+        // Awaited below in order; a failure is thrown there, the rest then settle unobserved.
+        push.catch(() => {});
+        pushes.push(push);
+        if (pushes.length >= CALLS_IN_FLIGHT) await pushes.shift();
       }
+      await Promise.all(pushes.splice(0));
       await call(holder, SEAL, [file.name, file.type, file.lastModified]);
     }
     await call(element, ASSIGN, [{ objectId: holder }]);
