@@ -46,6 +46,12 @@ export interface LibraryAdapter<B extends NativeBrowser, O extends LaunchRemoteO
   readonly library: 'playwright' | 'puppeteer';
   /** Said after an unknown key of launchRemote(): where a local launch's options go. */
   readonly localOptionsHint: string;
+  /**
+   * Whether the features may hold each new page until the WebSocket bridge's scripts are in
+   * (remote-cdp/page-hold.ts): a popup's first document bridged. Not with Puppeteer, whose popup
+   * then read `en-US` at its first script in 2 of 10 runs (geo's overrides on its session).
+   */
+  readonly holdNewPages: boolean;
   /** Loads the library, before any session: one for a library that cannot load is billed for nothing. */
   load(what: string, options: O): Promise<P>;
   /** Connects the native browser to the session's `cdpUrl` within `timeoutMs`. */
@@ -174,6 +180,7 @@ async function connect<B extends NativeBrowser, O extends LaunchRemoteOptions, P
         const features = openRemoteFeatures(opened.cdpUrl(), {
           ...(options.exposeNetwork !== undefined ? { exposeNetwork: options.exposeNetwork } : {}),
           ...(downloads ? { downloads } : {}),
+          holdNewPages: adapter.holdNewPages,
         });
         const alongside = adapter.startAlongside?.(features, opened, options, what);
         // Awaited below, or dropped with the features when the connect fails.

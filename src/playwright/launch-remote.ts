@@ -37,6 +37,7 @@ export function closeNative(browser: Browser, options?: { reason?: string }): Pr
 
 export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions, BrowserType> = {
   library: 'playwright',
+  holdNewPages: true,
   localOptionsHint:
     "launchRemote takes only its own options; a local launch's options go to the drop-in chromium.launch(), see https://github.com/remote-browser/remote-browser/blob/main/docs/launch.md",
   load: async (what, options) => options.browserType ?? (await loadChromium(what)),

@@ -21,7 +21,7 @@ import {
 import { applyGeoToTargets, geoCommands, sendGeo } from '../remote-cdp/geo-overrides.js';
 import type { GeoOption } from '../remote-cdp/geo-resolve.js';
 import { resolveGeo } from '../remote-cdp/geo-resolve.js';
-import { remoteCdpFor } from '../remote-cdp/remote-cdp.js';
+import { remoteCdpFor } from '../remote-cdp/remote-features.js';
 
 export interface PuppeteerGeoInput {
   /** The session's resolved targeting, once the connection lookup (alongside the connect) has it. */

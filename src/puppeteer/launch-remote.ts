@@ -67,6 +67,7 @@ export const puppeteerAdapter: LibraryAdapter<
   PuppeteerNode
 > = {
   library: 'puppeteer',
+  holdNewPages: false,
   localOptionsHint:
     "launchRemote takes only its own options; a local launch's options go to the drop-in puppeteer.launch(), see https://github.com/remote-browser/remote-browser/blob/main/docs/launch.md",
   load: (what) => loadPuppeteer(what),

@@ -56,6 +56,10 @@ export interface CdpChannel {
    * browser-level session drops flat child sessions' messages (Playwright's) or owns them.
    */
   sendToSession?(sessionId: string, method: string, params?: object): Promise<unknown>;
+  /** Every event of every flat target session (with `sendToSession`); returns how to stop. */
+  onSessionEvent?(
+    listener: (method: string, params: unknown, sessionId: string) => void,
+  ): () => void;
 }
 
 /**

@@ -1,11 +1,10 @@
 /**
  * A browser-level CDP connection of our own over a `ws` WebSocket (the remote features', the
- * CLI's on a `cdp_url`, the emulator runtime's on Chromium's DevTools socket), to a URL (with
- * `ws` options) or on a socket the caller created. Typed from `devtools-protocol`; flat target
- * sessions (`session(sessionId)`, `call()` with a `sessionId`); an optional per-call timeout;
- * ONE stored reason every pending and later call rejects with once it ends; every listener
- * behind the dispatch guard. `channel()` is the CdpChannel remote CDP speaks. No message names
- * the URL: a session's `cdp_url` holds its access token.
+ * CLI's, the emulator runtime's), to a URL or on a socket the caller created. Typed from
+ * `devtools-protocol`; flat target sessions (`session()`, `call()` with a `sessionId`); an
+ * optional per-call timeout; ONE stored reason every call rejects with once it ends; every
+ * listener behind the dispatch guard. `channel()` is the CdpChannel remote CDP speaks. No
+ * message names the URL: a session's `cdp_url` holds its access token.
  */
 import { type ClientOptions, WebSocket } from 'ws';
 import { createDebug } from '../http/debug.js';
@@ -83,6 +82,7 @@ export class CdpConnection {
   readonly #ws: WebSocket;
   readonly #timeoutMs: number | undefined;
   readonly #pending = new Map<number, Pending>();
+  /** By event; under '' the listeners of every flat session's events (onSessionEvent). */
   readonly #listeners = new Map<string, Set<(message: Incoming) => void>>();
   readonly #disconnected = new Set<() => void>();
   #lastId = 0;
@@ -116,9 +116,8 @@ export class CdpConnection {
       }
     } else ws = target;
     if (ws.readyState === WebSocket.OPEN) return Promise.resolve(new CdpConnection(ws, options));
-    if (ws.readyState !== WebSocket.CONNECTING) {
+    if (ws.readyState !== WebSocket.CONNECTING)
       return Promise.reject(new CdpClosedError('the CDP socket is already closed'));
-    }
     return opened(ws, options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS).then(
       () => new CdpConnection(ws, options),
     );
@@ -144,13 +143,10 @@ export class CdpConnection {
     const id = ++this.#lastId;
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     return new Promise<CdpResult<M>>((resolve, reject) => {
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              if (!this.#pending.delete(id)) return;
-              reject(new CdpTimeoutError(`${method} got no answer within ${timeoutMs} ms`));
-            }, timeoutMs);
+      const expire = () =>
+        this.#pending.delete(id) &&
+        reject(new CdpTimeoutError(`${method} got no answer within ${timeoutMs} ms`));
+      const timer = timeoutMs === undefined ? undefined : setTimeout(expire, timeoutMs);
       this.#pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject, timer });
       const message = { id, method, params: params ?? {}, sessionId: options.sessionId };
       this.#ws.send(JSON.stringify(message), (error) => {
@@ -162,17 +158,12 @@ export class CdpConnection {
 
   /** Listens to an event of the browser and every flat session (guarded); returns how to stop. */
   on<E extends CdpEvent>(event: E, listener: CdpConnectionListener<E>): () => void {
-    const guarded = guardListener<Incoming>(event, (message) =>
-      listener(
-        message.params as CdpEventParams<E>,
-        typeof message.sessionId === 'string' ? message.sessionId : undefined,
-      ),
+    const guarded = guardListener<Incoming>(event, ({ params, sessionId: from }) =>
+      listener(params as CdpEventParams<E>, typeof from === 'string' ? from : undefined),
     );
     const set = this.#listeners.get(event) ?? new Set();
     this.#listeners.set(event, set.add(guarded));
-    return () => {
-      this.#listeners.get(event)?.delete(guarded);
-    };
+    return () => void set.delete(guarded);
   }
 
   /** The flat target session `sessionId` as a CdpSession: its commands and only its events. */
@@ -190,22 +181,19 @@ export class CdpConnection {
    */
   channel(): CdpChannel {
     const subscriptions = new Set<{ event: string; listener: unknown; stop: () => void }>();
-    const call = this.call.bind(this) as (
-      method: string,
-      params?: object,
-      options?: CallOptions,
-    ) => Promise<unknown>;
-    const on = this.on.bind(this) as (
-      event: string,
-      listener: (params: unknown, sessionId: string | undefined) => unknown,
-    ) => () => void;
+    const subscribe = (event: string, listener: unknown, stop: () => void) => {
+      subscriptions.add({ event, listener, stop });
+      return stop;
+    };
+    const call = (method: string, params?: object, sessionId?: string): Promise<unknown> =>
+      this.call(method as CdpCommand, params as never, { sessionId });
     return {
       send: (method, params) => call(method, params),
-      sendToSession: (sessionId, method, params) => call(method, params, { sessionId }),
+      sendToSession: (sessionId, method, params) => call(method, params, sessionId),
       on: (event, listener) => {
         const deliver = listener as (params: unknown) => void;
-        const stop = on(event, (params, sessionId) => (sessionId ? undefined : deliver(params)));
-        subscriptions.add({ event, listener, stop });
+        const only = (params: unknown, sessionId?: string) => (sessionId ? 0 : deliver(params));
+        subscribe(event, listener, this.on(event as CdpEvent, only));
       },
       off: (event, listener) => {
         for (const s of subscriptions) {
@@ -213,6 +201,14 @@ export class CdpConnection {
           s.stop();
           subscriptions.delete(s);
         }
+      },
+      onSessionEvent: (listener) => {
+        const guarded = guardListener<Incoming>('a flat session event', (m) =>
+          listener(m.method as string, m.params, m.sessionId as string),
+        );
+        const all = this.#listeners.get('') ?? new Set();
+        this.#listeners.set('', all.add(guarded));
+        return subscribe('', listener, () => void all.delete(guarded));
       },
       detach: async () => {
         for (const s of subscriptions) s.stop();
@@ -257,7 +253,9 @@ export class CdpConnection {
       return;
     }
     if (typeof message.method !== 'string') return;
-    for (const dispatch of [...(this.#listeners.get(message.method) ?? [])]) dispatch(message);
+    const flat = typeof message.sessionId === 'string' ? this.#listeners.get('') : undefined;
+    for (const dispatch of [...(this.#listeners.get(message.method) ?? []), ...(flat ?? [])])
+      dispatch(message);
   }
 
   /** Removes pending call `id` (undefined when it timed out or the connection ended). */

@@ -121,8 +121,9 @@ function holdWorkersOf(
 ): () => Promise<void> {
   const held = new Set<string>();
   const stopAttached = cdp.on('Target.attachedToTarget', (e) => {
-    // On our own connection only this auto-attach holds a target; our explicit attaches do not.
-    if (!e.waitingForDebugger) return;
+    // On our own connection this auto-attach holds workers; our explicit attaches hold nothing,
+    // and pages are held by page-hold.ts.
+    if (!e.waitingForDebugger || e.targetInfo.type === 'page') return;
     held.add(e.sessionId);
     void sendGeo(cdp.flatSession(e.sessionId), [
       ...geoCommands(geo, e.targetInfo.type, own),

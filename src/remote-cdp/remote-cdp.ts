@@ -1,31 +1,25 @@
 /**
  * Remote CDP: what the library does over CDP for both Playwright and Puppeteer, on ONE
- * browser-level session per connected browser, since issue 34 on the features' own connection
- * to the session's `cdp_url`, opened alongside the library's connect (remote-features.ts; on the
- * library's own session it could only open after the connect: two serial round trips a launch).
- * The exposeNetwork tunnel, the WebSocket bridge, downloads, uploads and geo share it:
- *
- * - `remoteCdpFor(browser, open)`: the RemoteCdp adopted for the browser (`adoptRemoteCdp`),
- *   else one opened on `open` (a library's session).
- * - Every `send` and `on` is typed from `devtools-protocol`; every handler runs behind the
- *   dispatch guard (guardListener): nothing a page, the service or a closed connection does
- *   makes a handler's exception reach the user's process.
- * - `targets` follows every target with `Target.setDiscoverTargets`.
- * - `intercept()` owns the `Fetch` domain (fetch-interception.ts): the union of the features'
- *   patterns, in the fixed INTERCEPT_ORDER, with the tunnel → downloads hand-off (`offerServed`).
- * - `attach(targetId)` is the one way into a target (target-session.ts, target-routing.ts).
+ * browser-level session per connected browser: the features' own connection to the session's
+ * `cdp_url`, opened alongside the library's connect (remote-features.ts), or a library's own
+ * session (`remoteCdpFor`'s `open`). The tunnel, the WebSocket bridge, downloads, uploads and
+ * geo share it:
+ * - Every `send` and `on` is typed from `devtools-protocol` and runs behind the dispatch guard
+ *   (guardListener): nothing a page, the service or a closed connection does reaches the user.
+ * - `targets` follows every target (`Target.setDiscoverTargets`).
+ * - `intercept()` owns the `Fetch` domain (fetch-interception.ts): the features' patterns in
+ *   the fixed INTERCEPT_ORDER, with the tunnel → downloads hand-off (`offerServed`).
+ * - `attach(targetId)` is the way into a target (target-session.ts, target-routing.ts),
+ *   non-flat: Playwright's `newBrowserCDPSession()` drops flat child sessions' messages. On a
+ *   connection of our own (`speaksFlat`), flat sessions Chromium auto-attaches are adopted
+ *   too (`adoptFlat`): only those hold a new page or worker until we resume it (page-hold.ts,
+ *   geo-overrides.ts).
  * - Setup in one round trip: `setup(...calls)` and every `Fetch.enable` go out at once; the
- *   adapter awaits `ready()` once, after every feature started (it also waits for the bridge's
- *   scripts on the tabs there, `waitFor()`: the user's next command comes on another socket).
+ *   adapter awaits `ready()` once (which also waits for the bridge's scripts on the tabs there,
+ *   `waitFor()`: the user's next command comes on another socket).
  * - `reopen(channel)`: the same session on a new connection after the old one dropped.
- *
- * Why non-flat target sessions: Playwright's `newBrowserCDPSession()` (remoteCdpFor's `open`)
- * drops the messages of flattened child sessions; non-flat ones work on every channel. The one
- * exception is geo's hold on the workers of the session's own tab (geo-overrides.ts): only a
- * flat auto-attach (`Target.autoAttachRelated`) keeps a worker from starting until we resume
- * it, so on a connection of our own (`speaksFlat`) those commands go to flat sessions
- * (`flatSession()`). The browser target's `Fetch` sees a request after every page-level
- * interception: Playwright's `route()` and Puppeteer's request interception come first.
+ * The browser target's `Fetch` sees a request after every page-level interception (Playwright's
+ * `route()`, Puppeteer's request interception).
  */
 import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
@@ -87,6 +81,8 @@ export class RemoteCdp implements CdpSession {
   /** Setup calls sent and not answered yet (ready() waits for them). */
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #unsubscribe: (() => void)[] = [];
+  /** Stops routing the channel's flat-session events (moved by a reopen). */
+  #stopFlatEvents: (() => void) | undefined;
   #setupFailure: Error | undefined;
   #closed: Promise<void> | undefined;
 
@@ -113,8 +109,15 @@ export class RemoteCdp implements CdpSession {
       ),
       cdp.on('Target.detachedFromTarget', (e) => cdp.#routing.detached(e.sessionId, e.targetId)),
     );
+    cdp.#routeFlatEvents();
     void cdp.setup({ method: 'Target.setDiscoverTargets', params: { discover: true } });
     return cdp;
+  }
+
+  #routeFlatEvents(): void {
+    this.#stopFlatEvents = this.#channel.onSessionEvent?.((method, params, sessionId) =>
+      this.#routing.flatEvent(sessionId, method, params),
+    );
   }
 
   /** Every target of the browser by id (a page's and an OOPIF's id is its frame id). */
@@ -135,6 +138,17 @@ export class RemoteCdp implements CdpSession {
   /** Whether the connection has flat target sessions (our own does; a library's session not). */
   get speaksFlat(): boolean {
     return this.#channel.sendToSession !== undefined;
+  }
+
+  /** Whether `sessionId` is one of our own attaches to `targetId` (TargetRouting.owns). */
+  ownsAttach(sessionId: string, targetId: string): Promise<boolean> {
+    return this.#routing.owns(sessionId, targetId);
+  }
+
+  /** The flat session `sessionId` the browser auto-attached to `targetId`, as a TargetSession. */
+  adoptFlat(sessionId: string, targetId: string): TargetSession {
+    const sink = this.flatSession(sessionId);
+    return this.#routing.adoptFlat(sessionId, targetId, sink.send);
   }
 
   /** The flat target session `sessionId` as a command sink (see `speaksFlat`). */
@@ -178,12 +192,14 @@ export class RemoteCdp implements CdpSession {
     if (this.#closed) throw new TargetSessionClosedError('the browser session is closed');
     const old = this.#channel;
     for (const { event, listener } of this.#listeners) old.off(event, listener);
+    this.#stopFlatEvents?.();
     void old.detach().catch(() => {});
     this.#routing.closeAll(new TargetSessionClosedError('the CDP connection dropped'));
     this.#targets.clear();
     this.#setupFailure = undefined;
     this.#channel = channel;
     for (const { event, listener } of this.#listeners) channel.on(event, listener);
+    this.#routeFlatEvents();
     await Promise.all([this.setup(...this.#replay.values()), this.#track(this.#fetch.resend())]);
   }
 
@@ -248,6 +264,7 @@ export class RemoteCdp implements CdpSession {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       for (const stop of this.#unsubscribe.splice(0)) stop();
+      this.#stopFlatEvents?.();
       this.#fetch.clear();
       this.#routing.closeAll(new TargetSessionClosedError('the browser session closed'));
       await this.#channel.detach().catch((error: unknown) => {
@@ -269,32 +286,4 @@ export class RemoteCdp implements CdpSession {
     );
     return sent;
   }
-}
-
-const opened = new WeakMap<object, Promise<RemoteCdp>>();
-
-/**
- * The one RemoteCdp of a native browser, opened on first ask with `open` (the adapter's
- * browser-level session) and closed when the browser disconnects. Every feature of the same
- * browser gets the same instance.
- */
-export function remoteCdpFor(browser: object, open: () => Promise<CdpChannel>): Promise<RemoteCdp> {
-  let cdp = opened.get(browser);
-  if (!cdp) {
-    cdp = open().then((channel) => RemoteCdp.open(channel));
-    opened.set(browser, cdp);
-    cdp.catch(() => opened.delete(browser));
-  }
-  return cdp;
-}
-
-/**
- * Makes `cdp` (opened elsewhere: openRemoteFeatures() on the features' own connection) the one
- * RemoteCdp of `browser`, which remoteCdpFor() returns to every feature of that browser.
- */
-export function adoptRemoteCdp(browser: object, cdp: Promise<RemoteCdp>): void {
-  opened.set(browser, cdp);
-  cdp.catch(() => {
-    if (opened.get(browser) === cdp) opened.delete(browser);
-  });
 }

@@ -24,13 +24,15 @@ import type { CdpChannel } from './cdp-channel.js';
 import type { CdpConnection } from './cdp-connection.js';
 import type { RemoteDownloads, RemoteDownloadsOptions } from './downloads.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
-import { adoptRemoteCdp, RemoteCdp, remoteCdpFor } from './remote-cdp.js';
+import { RemoteCdp } from './remote-cdp.js';
 
 const debug = createDebug('remote-cdp');
 
 export interface RemoteFeatureOptions {
   /** See `ConnectOptions.exposeNetwork`. Default: `'<loopback>'`. */
   exposeNetwork?: string;
+  /** Hold each new page until the bridge's scripts are in (websocket-bridge.ts). Default: false. */
+  holdNewPages?: boolean;
 }
 
 /** The native browser as far as this needs it (Playwright's and Puppeteer's both fit). */
@@ -46,7 +48,7 @@ export async function startRemoteFeatures(
   const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
   if (parseExposeNetwork(exposeNetwork).empty) return;
   const cdp = await remoteCdpFor(browser, open);
-  const stop = await startNetworkFeatures(cdp, exposeNetwork);
+  const stop = await startNetworkFeatures(cdp, exposeNetwork, options.holdNewPages ?? false);
   browser.once('disconnected', () => {
     void stop().finally(() => cdp.close());
   });
@@ -55,7 +57,7 @@ export async function startRemoteFeatures(
 }
 
 /** The exposeNetwork features (tunnel and WebSocket bridge) on `cdp`; returns how to stop them. */
-async function startNetworkFeatures(cdp: RemoteCdp, exposeNetwork: string) {
+async function startNetworkFeatures(cdp: RemoteCdp, exposeNetwork: string, holdNewPages: boolean) {
   // The tunnel and the bridge (undici, ws, zod, node:dns/http/crypto) load with the first
   // browser that starts them, alongside its connection's opening: importing an adapter loads
   // none of them (test/package/entry-isolation.test.ts).
@@ -65,7 +67,7 @@ async function startNetworkFeatures(cdp: RemoteCdp, exposeNetwork: string) {
   ]);
   // The order the features see a paused request in is INTERCEPT_ORDER's, not this one.
   const stops = await Promise.all([
-    startWebSocketBridge(cdp, exposeNetwork),
+    startWebSocketBridge(cdp, exposeNetwork, holdNewPages),
     startNetworkTunnel(cdp, exposeNetwork),
   ]);
   return async () => {
@@ -137,7 +139,7 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
       })
     : Promise.resolve(undefined);
   const stopNetwork = networkOn
-    ? cdp.then((host) => startNetworkFeatures(host, exposeNetwork))
+    ? cdp.then((host) => startNetworkFeatures(host, exposeNetwork, options.holdNewPages ?? false))
     : Promise.resolve(async () => {});
   const started = Promise.all([cdp, downloads, stopNetwork]);
   // A failure is ready()'s to report; the promises above are never left unhandled.
@@ -234,3 +236,31 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
 
 /** How long to wait before each try to reopen a dropped features connection. */
 const REOPEN_DELAYS_MS = [0, 250, 1000, 3000];
+
+const opened = new WeakMap<object, Promise<RemoteCdp>>();
+
+/**
+ * The one RemoteCdp of a native browser, opened on first ask with `open` (the adapter's
+ * browser-level session) and closed when the browser disconnects. Every feature of the same
+ * browser gets the same instance.
+ */
+export function remoteCdpFor(browser: object, open: () => Promise<CdpChannel>): Promise<RemoteCdp> {
+  let cdp = opened.get(browser);
+  if (!cdp) {
+    cdp = open().then((channel) => RemoteCdp.open(channel));
+    opened.set(browser, cdp);
+    cdp.catch(() => opened.delete(browser));
+  }
+  return cdp;
+}
+
+/**
+ * Makes `cdp` (opened elsewhere: openRemoteFeatures() on the features' own connection) the one
+ * RemoteCdp of `browser`, which remoteCdpFor() returns to every feature of that browser.
+ */
+function adoptRemoteCdp(browser: object, cdp: Promise<RemoteCdp>): void {
+  opened.set(browser, cdp);
+  cdp.catch(() => {
+    if (opened.get(browser) === cdp) opened.delete(browser);
+  });
+}

@@ -71,6 +71,46 @@ export class TargetRouting {
     return { session, attached };
   }
 
+  /**
+   * The flat session `sessionId` the browser auto-attached to `targetId` (page-hold.ts), as a
+   * session of ours: `sendFlat` sends its commands; `flatEvent()` brings its events.
+   */
+  adoptFlat(
+    sessionId: string,
+    targetId: string,
+    sendFlat: (method: string, params: object) => Promise<unknown>,
+  ): TargetSession {
+    const session = new TargetSession(
+      targetId,
+      {
+        early: false,
+        sendToTarget: () => Promise.reject(new Error('a flat session is not sent to by target')),
+        sendFlat,
+        onDetach: async (id) => {
+          this.#forget(id);
+          await this.#cdp.send('Target.detachFromTarget', { sessionId: id });
+        },
+      },
+      sessionId,
+    );
+    this.#sessions.set(sessionId, session);
+    return session;
+  }
+
+  /**
+   * Whether `sessionId` on `targetId` is one of our own attaches, which Chromium reports with
+   * `Target.attachedToTarget` too: known once the attaches to it in flight are answered.
+   */
+  async owns(sessionId: string, targetId: string): Promise<boolean> {
+    await this.#queue.get(targetId);
+    return this.#sessions.has(sessionId) || this.#ended.has(sessionId);
+  }
+
+  /** An event of the flat session `sessionId` (nothing when it is not one of ours). */
+  flatEvent(sessionId: string, method: string, params: unknown): void {
+    this.#sessions.get(sessionId)?.event(method, params);
+  }
+
   /** A `Target.receivedMessageFromTarget` of the browser-level session. */
   receive(sessionId: string, targetId: string | undefined, message: string): void {
     this.#find(sessionId, targetId)?.receive(message);

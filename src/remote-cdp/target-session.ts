@@ -11,6 +11,9 @@
  * guard. When the target detaches, the browser-level session closes or `detach()` is called,
  * the session stores ONE reason and every pending and later call rejects with it.
  *
+ * A flat session the browser auto-attached (page-hold.ts) is one too: its commands go by session
+ * id on the connection (`sendFlat`), its events come from the connection (`event()`).
+ *
  * RemoteCdp.attach() creates these before the attach is answered, so a feature can listen and
  * send at once: until the session id is known, a command goes out addressed by target id when
  * this is the only session of ours on the target (Chromium refuses that address otherwise), and
@@ -63,6 +66,8 @@ export interface TargetSessionOptions {
   onDetach: (sessionId: string) => Promise<void>;
   /** Whether commands may go out by target id before the attach is answered. */
   early: boolean;
+  /** A flat session: each command sent on the connection to this session, answered there. */
+  sendFlat?: (method: string, params: object) => Promise<unknown>;
 }
 
 export class TargetSession implements CdpSession {
@@ -79,10 +84,11 @@ export class TargetSession implements CdpSession {
   #closed: Error | undefined;
   #endClosed: (reason: Error) => void = () => {};
 
-  /** Made by RemoteCdp.attach(), before the attach is answered. */
-  constructor(targetId: string, options: TargetSessionOptions) {
+  /** Made by RemoteCdp.attach(), before the attach is answered; a flat one with its `sessionId`. */
+  constructor(targetId: string, options: TargetSessionOptions, sessionId?: string) {
     this.targetId = targetId;
     this.#options = options;
+    this.#sessionId = sessionId;
     this.closed = new Promise((resolve) => {
       this.#endClosed = resolve;
     });
@@ -110,6 +116,14 @@ export class TargetSession implements CdpSession {
     const id = ++this.#lastId;
     return new Promise<CdpResult<M>>((resolve, reject) => {
       this.#pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject });
+      const sendFlat = this.#options.sendFlat;
+      if (sendFlat) {
+        sendFlat(method, params[0] ?? {}).then(
+          (result) => this.#settle(id, result),
+          (error: unknown) => this.#settle(id, undefined, error),
+        );
+        return;
+      }
       const text = JSON.stringify({ id, method, params: params[0] ?? {} });
       if (this.#sessionId === undefined && !this.#options.early) this.#waiting.push({ id, text });
       else this.#write(id, text);
@@ -154,16 +168,19 @@ export class TargetSession implements CdpSession {
     }
     if (message === null || typeof message !== 'object') return;
     if (typeof message.id === 'number') {
-      const pending = this.#pending.get(message.id);
-      if (!pending) return;
-      this.#pending.delete(message.id);
-      if (message.error) {
-        pending.reject(new Error(`${pending.method}: ${message.error.message ?? 'failed'}`));
-      } else pending.resolve(message.result ?? {});
+      const error = message.error;
+      const method = this.#pending.get(message.id)?.method;
+      if (error)
+        this.#settle(message.id, undefined, new Error(`${method}: ${error.message ?? 'failed'}`));
+      else this.#settle(message.id, message.result ?? {});
       return;
     }
-    if (typeof message.method !== 'string') return;
-    for (const listener of this.#listeners.get(message.method) ?? []) listener(message.params);
+    if (typeof message.method === 'string') this.event(message.method, message.params);
+  }
+
+  /** An event of this session (from `receive()`, or from the connection for a flat session). */
+  event(method: string, params: unknown): void {
+    for (const listener of this.#listeners.get(method) ?? []) listener(params);
   }
 
   /** Ends the session with `reason`: every pending and later call rejects with it. */
@@ -177,14 +194,20 @@ export class TargetSession implements CdpSession {
     this.#endClosed(reason);
   }
 
+  /** Answers call `id` (once, if still pending): with `result`, or rejects with `error`. */
+  #settle(id: number, result: unknown, error?: unknown): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    if (error === undefined) pending.resolve(result);
+    else pending.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+
   #write(id: number, text: string): void {
     const route: TargetRoute =
       this.#sessionId === undefined ? { targetId: this.targetId } : { sessionId: this.#sessionId };
-    this.#options.sendToTarget(route, text).catch((error: unknown) => {
-      const pending = this.#pending.get(id);
-      if (!pending) return;
-      this.#pending.delete(id);
-      pending.reject(error instanceof Error ? error : new Error(String(error)));
-    });
+    this.#options
+      .sendToTarget(route, text)
+      .catch((error: unknown) => this.#settle(id, undefined, error));
   }
 }

@@ -14,15 +14,20 @@
  * reach the tab before any navigation the user can start there (RemoteCdp.attach() writes a
  * session's first commands with the attach). Every later document of the tab
  * (a link, a redirect from the internet back to `localhost`, `page.goto`) and its same-process
- * iframes then get them at document start. A popup navigates as soon as the library lets it
- * run, before the scripts reach it, so its first document is not bridged; workers and
- * out-of-process iframes are not either (docs/remote.md).
+ * iframes then get them at document start. A page created later (a popup, `newPage()`) would
+ * navigate as soon as the library lets it run, before scripts sent on its announcement reach
+ * it: with `holdNewPages` (Playwright) on a connection of our own, Chromium holds each one until
+ * the scripts are on its flat session (page-hold.ts), so a popup's first document is bridged
+ * too. Otherwise (Puppeteer, whose own popup set-up raced a second holder; a library's own CDP
+ * session, which has no flat sessions) a new page is attached as it is announced and a popup's
+ * first document is not bridged. Workers and out-of-process iframes are not (docs/remote.md).
  *
- * The page session is remote CDP's one target session (target-session.ts): non-flat, since
- * Playwright's `newBrowserCDPSession()` drops the messages of flattened child sessions.
+ * The page session is remote CDP's one target session (target-session.ts): non-flat for the
+ * tabs there at the start (written with the attach, no round trip), flat for a held page.
  */
 import { nodeCrypto } from '../http/node-builtins.js';
 import { parseExposeNetwork } from './host-patterns.js';
+import { holdNewPages as holdPages } from './page-hold.js';
 import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
 import { urlPatternRegex } from './url-pattern.js';
 import { webSocketPageScripts } from './websocket-page-script.js';
@@ -37,6 +42,7 @@ const WORLD = 'remote-browser-websockets';
 export async function startWebSocketBridge(
   cdp: RemoteCdp,
   exposeNetwork: string,
+  holdNewPages = false,
 ): Promise<() => Promise<void>> {
   const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return async () => {};
@@ -49,22 +55,36 @@ export async function startWebSocketBridge(
   };
   const scripts = webSocketPageScripts(config);
   const pages = new Map<string, PageSession>();
-  const attach = (target: RemoteTarget) => {
-    if (target.type !== 'page' || pages.has(target.targetId)) return;
-    const options = { hosts, world: WORLD, binding: BINDING, down: config.down, scripts };
-    const page = new PageSession(cdp, target.targetId, options);
-    pages.set(target.targetId, page);
-    // Its session ended without the page (a reopened connection): the page's next
-    // `targetCreated` attaches it again.
+  const options = { hosts, world: WORLD, binding: BINDING, down: config.down, scripts };
+  const track = (targetId: string, page: PageSession) => {
+    pages.set(targetId, page);
+    // Its session ended without the page (a reopened connection): the page is attached again
+    // (announced again, or reported again by the hold).
     void page.closed.then(() => {
-      if (pages.get(target.targetId) === page) pages.delete(target.targetId);
+      if (pages.get(targetId) === page) pages.delete(targetId);
     });
   };
+  const attach = (target: RemoteTarget) => {
+    if (target.type !== 'page' || pages.has(target.targetId)) return;
+    track(target.targetId, new PageSession(cdp, target.targetId, options));
+  };
+  for (const target of cdp.targets.values()) attach(target);
+  // After the tabs there: their sessions (written with the attach) are in place, so the hold's
+  // report of them is declined. A page not announced yet (the features start alongside the
+  // library's connect, or after a reopen) comes from the hold, as does every page created from
+  // now on, held until its scripts are in (page-hold.ts). On a library's own CDP session (no
+  // flat sessions) pages are attached as they are announced.
+  const held =
+    holdNewPages &&
+    holdPages(cdp, (target, session) => {
+      if (pages.has(target.targetId)) return false;
+      track(target.targetId, new PageSession(cdp, target.targetId, options, session));
+      return true;
+    });
   const unsubscribe = [
-    cdp.on('Target.targetCreated', (e) => attach(e.targetInfo)),
+    held || cdp.on('Target.targetCreated', (e) => attach(e.targetInfo)),
     cdp.on('Target.targetDestroyed', (e) => pages.delete(e.targetId)),
   ];
-  for (const target of cdp.targets.values()) attach(target);
   return async () => {
     for (const stop of unsubscribe) stop();
     const all = [...pages.values()];

@@ -9,7 +9,7 @@
  */
 import { createDebug } from '../http/debug.js';
 import { type BridgedSocket, openBridgedSocket, type SocketEvent } from './bridged-socket.js';
-import type { CdpCall } from './cdp-channel.js';
+import { type CdpCall, sendAll } from './cdp-channel.js';
 import type { ExposedHosts } from './host-patterns.js';
 import type { RemoteCdp } from './remote-cdp.js';
 import type { TargetSession } from './target-session.js';
@@ -56,20 +56,24 @@ export class PageSession {
 
   /**
    * Attaches to the page and installs the bridge at once: when no other session of ours is on
-   * the page, the scripts go out in the same write as the attach (RemoteCdp.attach()).
+   * the page, the scripts go out in the same write as the attach (RemoteCdp.attach()). With
+   * `held`, the flat session of a page held at its start (page-hold.ts), the scripts go out on
+   * it before the page is resumed.
    */
-  constructor(cdp: RemoteCdp, targetId: string, options: PageSessionOptions) {
+  constructor(cdp: RemoteCdp, targetId: string, options: PageSessionOptions, held?: TargetSession) {
     this.#cdp = cdp;
     this.#options = options;
-    const { session, attached, setupDone } = cdp.attach(targetId, bridgeSetup(options));
-    this.#session = session;
     const notBridged = (error: unknown) =>
       debug(`WebSockets of page ${targetId} not bridged: ${(error as Error).message}`);
-    attached.catch(notBridged);
-    setupDone.catch(notBridged);
+    const attach = held
+      ? { session: held, setupDone: sendAll(held, bridgeSetup(options)) }
+      : cdp.attach(targetId, bridgeSetup(options));
+    const session = attach.session;
+    attach.setupDone.catch(notBridged);
     // A launch returns once the tabs there have the scripts (ready()): the user's first
     // navigation may come on another connection than this session's.
-    cdp.waitFor(setupDone);
+    cdp.waitFor(attach.setupDone);
+    this.#session = session;
     void session.closed.then((reason) => this.#closeSockets(reason.message));
     session.on('Runtime.executionContextCreated', ({ context }) => {
       if (context.name === options.world) this.#contexts.set(context.id, context.origin);

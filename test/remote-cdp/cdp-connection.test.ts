@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
+import { WebSocket } from 'ws';
 import { setDebugSink } from '../../src/http/debug.js';
 import {
   CdpClosedError,
@@ -12,58 +12,7 @@ import {
   CdpProtocolError,
   CdpTimeoutError,
 } from '../../src/remote-cdp/cdp-connection.js';
-
-/** What the fake browser received: the protocol's JSON, parsed. */
-interface Received {
-  id: number;
-  method: string;
-  params: Record<string, unknown>;
-  sessionId?: string;
-}
-
-/**
- * A real WebSocket server speaking CDP's JSON: `answer` decides each reply (undefined: no reply);
- * `peer` is the server side of the last connection, for events and closes.
- */
-class FakeBrowser {
-  readonly received: Received[] = [];
-  answer: (m: Received) => object | undefined = () => ({ result: {} });
-  peer: WebSocket | undefined;
-  readonly http: Server = createServer();
-  readonly wss = new WebSocketServer({ server: this.http });
-
-  constructor() {
-    this.wss.on('connection', (socket, request) => {
-      this.peer = socket;
-      this.lastPath = request.url ?? '';
-      socket.on('message', (data) => {
-        const message = JSON.parse(String(data)) as Received;
-        this.received.push(message);
-        const reply = this.answer(message);
-        if (reply) socket.send(JSON.stringify({ id: message.id, ...reply }));
-      });
-    });
-  }
-
-  lastPath = '';
-
-  async listen(path?: string): Promise<string> {
-    await new Promise<void>((resolve) =>
-      path ? this.http.listen(path, resolve) : this.http.listen(0, '127.0.0.1', resolve),
-    );
-    return `ws://127.0.0.1:${(this.http.address() as AddressInfo).port}/devtools/browser/x`;
-  }
-
-  emit(method: string, params: object, sessionId?: string): void {
-    this.peer?.send(JSON.stringify({ method, params, sessionId }));
-  }
-
-  async close(): Promise<void> {
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
-    await new Promise((resolve) => this.http.close(resolve));
-  }
-}
+import { FakeBrowser } from '../helpers/fake-cdp-browser.js';
 
 let browser: FakeBrowser;
 let url: string;
@@ -338,6 +287,29 @@ describe('CdpConnection', () => {
     await tick();
     expect(destroyed).toEqual(['d1']);
     expect(cdp.closedReason).toBeUndefined();
+  });
+
+  it("brings every flat session's events, with their session, to onSessionEvent; stop() and detach() end that", async () => {
+    const cdp = await open();
+    const channel = cdp.channel();
+    const seen: string[] = [];
+    const stop = channel.onSessionEvent!((method, params, sessionId) => {
+      if ((params as { boom?: boolean }).boom) throw new Error('a listener bug');
+      seen.push(`${method} ${sessionId}`);
+    });
+    browser.emit('Runtime.bindingCalled', { name: 'b' }, 'S1');
+    browser.emit('Runtime.bindingCalled', { boom: true }, 'S1'); // guarded: nothing escapes
+    browser.emit('Target.targetCreated', { targetInfo: { targetId: 'browser-level' } });
+    browser.emit('Page.loadEventFired', {}, 'S2');
+    await tick();
+    expect(seen).toEqual(['Runtime.bindingCalled S1', 'Page.loadEventFired S2']);
+    stop();
+    browser.emit('Page.loadEventFired', {}, 'S2');
+    channel.onSessionEvent!((method) => seen.push(`again ${method}`));
+    await channel.detach();
+    browser.emit('Page.loadEventFired', {}, 'S2');
+    await tick();
+    expect(seen).toHaveLength(2);
   });
 
   it("sends a flat session's command through the channel with its sessionId (sendToSession)", async () => {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { launchRemote } from '../../src/playwright/index.js';
 import { cdpChannel } from '../../src/remote-cdp/cdp-channel.js';
-import { type PausedRequest, RemoteCdp, remoteCdpFor } from '../../src/remote-cdp/remote-cdp.js';
+import { type PausedRequest, RemoteCdp } from '../../src/remote-cdp/remote-cdp.js';
+import { remoteCdpFor } from '../../src/remote-cdp/remote-features.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { startLoopbackSite } from '../helpers/loopback-site.js';
 

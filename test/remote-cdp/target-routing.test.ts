@@ -158,4 +158,31 @@ describe('TargetRouting', () => {
     expect(a.session.closedReason).toBe(reason);
     expect(b.session.closedReason).toBe(reason);
   });
+
+  it('adopts a flat session: its events by session id, detached like any other; tells our own attaches apart', async () => {
+    const browser = browserSession();
+    const routing = new TargetRouting(browser.cdp);
+    const explicit = routing.attach('T1');
+    // Chromium reports our own attach too, maybe before answering it: known once answered.
+    const ownReport = routing.owns('S1', 'T1');
+    const autoReport = routing.owns('F0', 'T1');
+    browser.attachOf(0).answer({ sessionId: 'S1' });
+    await explicit.attached;
+    expect([await ownReport, await autoReport]).toEqual([true, false]);
+
+    const flat = routing.adoptFlat('F1', 'T2', async (method) => ({ method }));
+    const seen: unknown[] = [];
+    flat.on('Page.loadEventFired', (e) => seen.push(e));
+    routing.flatEvent('F1', 'Page.loadEventFired', { timestamp: 2 });
+    routing.flatEvent('F9', 'Page.loadEventFired', { timestamp: 3 });
+    routing.flatEvent('S1', 'Page.loadEventFired', { timestamp: 4 }); // non-flat: not by event
+    expect(seen).toEqual([{ timestamp: 2 }]);
+    expect(await flat.send('Page.enable')).toEqual({ method: 'Page.enable' });
+
+    routing.detached('F1', 'T2');
+    expect(flat.closedReason?.message).toContain('went away');
+    expect(explicit.session.closedReason).toBeUndefined();
+    await flat.detach(); // already ended: nothing more goes out
+    expect(browser.wire().filter((w) => w.startsWith('Target.detachFromTarget'))).toEqual([]);
+  });
 });

@@ -155,4 +155,41 @@ describe('TargetSession', () => {
     });
     await expect(target.send('Page.enable')).rejects.toThrow('connection closed');
   });
+
+  it('a flat session sends each command on the connection, routes its events, and rejects pending calls on close', async () => {
+    const sent: { method: string; params: object }[] = [];
+    let answer: ((result: unknown) => void) | undefined;
+    const target = new TargetSession(
+      'T1',
+      {
+        early: false,
+        sendToTarget: () => Promise.reject(new Error('not by target')),
+        sendFlat: (method, params) => {
+          sent.push({ method, params });
+          if (method === 'Runtime.evaluate')
+            return new Promise((resolve) => {
+              answer = resolve;
+            });
+          if (method === 'Page.reload') return Promise.reject(new Error('Page.reload: no page'));
+          return Promise.resolve({ ok: method });
+        },
+        onDetach: async () => {},
+      },
+      'F1',
+    );
+    expect(target.sessionId).toBe('F1');
+    expect(await target.send('Page.enable')).toEqual({ ok: 'Page.enable' });
+    await expect(target.send('Page.reload')).rejects.toThrow('Page.reload: no page');
+    const events: unknown[] = [];
+    target.on('Page.loadEventFired', (e) => events.push(e));
+    target.event('Page.loadEventFired', { timestamp: 1 });
+    expect(events).toEqual([{ timestamp: 1 }]);
+
+    const pending = target.send('Runtime.evaluate', { expression: '1' });
+    target.close(new TargetSessionClosedError('gone'));
+    await expect(pending).rejects.toThrow('gone');
+    answer?.({ late: true }); // an answer after the close changes nothing
+    await expect(target.send('Page.enable')).rejects.toThrow('gone');
+    expect(sent.map((m) => m.method)).toEqual(['Page.enable', 'Page.reload', 'Runtime.evaluate']);
+  });
 });

@@ -55,6 +55,8 @@ beforeEach(async () => {
   const target = `${dev.origin}/ws.html`;
   internet = await startLoopbackSite({
     '/': `<!doctype html><title>links</title><a id="link" href="${target}">same tab</a>
+<a id="popup" href="${target}" target="_blank">popup</a>
+<button id="open" onclick="window.open('${target}')">window.open</button>
 `,
     '/redirect': (_req, res) => res.writeHead(302, { location: target }).end(),
   });
@@ -144,6 +146,26 @@ describe('WebSockets from the first document of a tab', () => {
       await fresh.goto('http://links.test/');
       await Promise.all([fresh.waitForNavigation(), fresh.click('#link')]);
       await expectBridged(fresh);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+// Playwright only: with Puppeteer a popup is not held (LibraryAdapter.holdNewPages), so its
+// first document is not bridged (docs/remote.md).
+describe('WebSockets from the first document of a popup', () => {
+  it('Playwright: a link to a dev server with target=_blank, and window.open()', async () => {
+    const browser = await launchRemote({ api });
+    try {
+      const page = defaultPage(browser);
+      await page.goto('http://links.test/');
+      const [linked] = await Promise.all([page.waitForEvent('popup'), page.click('#popup')]);
+      await expectBridged(linked);
+
+      dev.sockets.length = 0;
+      const [opened] = await Promise.all([page.waitForEvent('popup'), page.click('#open')]);
+      await expectBridged(opened);
     } finally {
       await browser.close();
     }

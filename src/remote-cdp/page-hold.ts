@@ -1,0 +1,74 @@
+/**
+ * Pages held at their start, on a connection of our own (`speaksFlat`). A browser-level
+ * `Target.setAutoAttach` with `waitForDebuggerOnStart` and `flatten` makes Chromium hold every
+ * page created from then on (a popup, a tab of `newPage()`, a page of another context) until we
+ * resume it: the holder's first commands, then `Runtime.runIfWaitingForDebugger`, go out on the
+ * page's flat session in one write, so they are in place before the first script of its first
+ * document. No round trip is added: Playwright and Puppeteer hold the same pages on their own
+ * connections for their own setup, and Chromium starts a page once every holder resumed it.
+ *
+ * A page there already when the hold starts, or again after a reopen (the auto-attach is part of
+ * the setup a reopened connection replays), is reported without the hold (`waiting` false).
+ * Chromium reports every attach of ours that way too: those are told apart (ownsAttach) and left
+ * alone. A held session no holder keeps is detached once the page is resumed.
+ */
+import type { Protocol } from 'devtools-protocol';
+import { createDebug } from '../http/debug.js';
+import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
+import type { TargetSession } from './target-session.js';
+
+const debug = createDebug('remote-cdp');
+
+/**
+ * Given a page's flat session: sends its first commands at once (without awaiting them) and
+ * says whether it keeps the session. `waiting`: the page is held until this returns.
+ */
+export type PageHolder = (
+  target: RemoteTarget,
+  session: TargetSession,
+  waiting: boolean,
+) => boolean;
+
+const PAGES_ONLY: Protocol.Target.TargetFilter = [{ type: 'page' }, { exclude: true }];
+
+/**
+ * Holds every page created from now on for `holder`; undefined when the connection has no flat
+ * sessions (a library's own CDP session), where the caller attaches pages as they are announced.
+ * Returns how to stop.
+ */
+export function holdNewPages(cdp: RemoteCdp, holder: PageHolder): (() => void) | undefined {
+  if (!cdp.speaksFlat) return undefined;
+  const hold = (e: Protocol.Target.AttachedToTargetEvent): void => {
+    const waiting = e.waitingForDebugger;
+    const session = cdp.adoptFlat(e.sessionId, e.targetInfo.targetId);
+    // A popup that keeps its opener (`window.open()`) is reported on its opener's session.
+    session.on('Target.attachedToTarget', onAttached);
+    let kept = false;
+    try {
+      kept = holder(e.targetInfo, session, waiting);
+    } finally {
+      // Whatever the holder did, a held page must not stay paused.
+      if (waiting) {
+        session
+          .send('Runtime.runIfWaitingForDebugger')
+          .catch((error: Error) => debug(`page ${e.targetInfo.url} not resumed: ${error.message}`));
+      }
+      // A session not held may be someone else's on this connection (the CLI's): left alone.
+      if (!kept && waiting) void session.detach();
+    }
+  };
+  const onAttached = async (e: Protocol.Target.AttachedToTargetEvent): Promise<void> => {
+    if (e.targetInfo.type !== 'page') return;
+    if (e.waitingForDebugger) return hold(e);
+    // Not held: a page there already, or the report of an attach of ours (never waiting).
+    if (!(await cdp.ownsAttach(e.sessionId, e.targetInfo.targetId))) hold(e);
+  };
+  const stop = cdp.on('Target.attachedToTarget', onAttached);
+  void cdp
+    .setup({
+      method: 'Target.setAutoAttach',
+      params: { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: PAGES_ONLY },
+    })
+    .catch((error: Error) => debug(`pages are not held at their start: ${error.message}`));
+  return stop;
+}
