@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
 import { BrowserApi } from '../dist/index.js';
+import { timeAndPeakRss } from './peak-rss.mjs';
 
-const MB = 1024 * 1024;
 /** @type {{ side: 'a' | 'b', url: string, token: string, sessionId: string, dir: string, sizeBytes: number }} */
 const job = JSON.parse(process.argv[2] ?? '{}');
 const api = new BrowserApi({ baseUrl: job.url, token: job.token });
@@ -37,15 +37,6 @@ const raw = async () => {
 // mallocs under wasm::WasmCompilationUnit), a one-time cost of any process that has made a few
 // calls. Without this wait it landed inside the measured download, of either side.
 await new Promise((resolve) => setTimeout(resolve, 2000));
-const base = process.memoryUsage.rss();
-let peak = base;
-const timer = setInterval(() => {
-  peak = Math.max(peak, process.memoryUsage.rss());
-}, 5);
-const t0 = performance.now();
-await (job.side === 'a' ? library() : raw());
-const ms = performance.now() - t0;
-clearInterval(timer);
-peak = Math.max(peak, process.memoryUsage.rss());
+const { ms, peakMb } = await timeAndPeakRss(() => (job.side === 'a' ? library() : raw()));
 await api.close();
-process.stdout.write(`${JSON.stringify({ ms, peakMb: (peak - base) / MB })}\n`);
+process.stdout.write(`${JSON.stringify({ ms, peakMb })}\n`);

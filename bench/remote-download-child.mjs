@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { BrowserApi } from '../dist/index.js';
 import { launchRemote } from '../dist/playwright.js';
+import { timeAndPeakRss } from './peak-rss.mjs';
 
 const MB = 1024 * 1024;
 /** @type {{ side: 'a' | 'b', url: string, token: string, proxyPassword: string, page: string, file: string, dir: string }} */
@@ -78,25 +79,14 @@ if (job.side === 'a') {
 }
 
 await new Promise((resolve) => setTimeout(resolve, 1000));
-const base = process.memoryUsage.rss();
-let peak = base;
-const timer = setInterval(() => {
-  peak = Math.max(peak, process.memoryUsage.rss());
-}, 5);
-const t0 = performance.now();
-await run();
-const ms = performance.now() - t0;
-clearInterval(timer);
-peak = Math.max(peak, process.memoryUsage.rss());
+const { ms, peakMb } = await timeAndPeakRss(run);
 const hash = createHash('sha256');
 for await (const chunk of createReadStream(target)) hash.update(chunk);
 await rm(target, { force: true });
 await browser.close();
 await api.close();
-process.stdout.write(
-  `${JSON.stringify({ ms, peakMb: (peak - base) / MB, sha256: hash.digest('hex') })}\n`,
-);
+process.stdout.write(`${JSON.stringify({ ms, peakMb, sha256: hash.digest('hex') })}\n`);
 process.stderr.write(
-  `  P9 ${job.side} ${job.file}: ${Math.round(ms)} ms, +${((peak - base) / MB).toFixed(1)} MB\n`,
+  `  P9 ${job.side} ${job.file}: ${Math.round(ms)} ms, +${peakMb.toFixed(1)} MB\n`,
 );
 process.exit(0);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BrowserApi } from '../dist/index.js';
 import { launchRemote } from '../dist/puppeteer.js';
+import { timeAndPeakRss } from './peak-rss.mjs';
 
 const [mb, rtt] = [Number(process.argv[2] ?? 100), Number(process.argv[3] ?? 0)];
 const child = spawn(
@@ -42,22 +43,14 @@ const page = (await browser.pages())[0];
 await page.setContent('<input type=file id=f>');
 const input = await page.$('#f');
 await new Promise((r) => setTimeout(r, 500));
-const base = process.memoryUsage.rss();
-let peak = base;
-const timer = setInterval(() => {
-  peak = Math.max(peak, process.memoryUsage.rss());
-}, 5);
-const t0 = performance.now();
-await input.uploadFile(file);
-const ms = performance.now() - t0;
-clearInterval(timer);
+const { ms, peakMb } = await timeAndPeakRss(() => input.uploadFile(file));
 const size = await page.$eval('#f', (el) => el.files[0].size);
 console.log(
   JSON.stringify({
     mb,
     rtt,
     ms: Math.round(ms),
-    rssMb: +((peak - base) / 1048576).toFixed(1),
+    rssMb: +peakMb.toFixed(1),
     ok: size === buf.length,
   }),
 );
