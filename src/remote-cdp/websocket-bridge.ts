@@ -16,7 +16,7 @@
  * (a link, a redirect from the internet back to `localhost`, `page.goto`) and its same-process
  * iframes then get them at document start. A page created later (a popup, `newPage()`) would
  * navigate as soon as the library lets it run, before scripts sent on its announcement reach
- * it: with `holdNewPages` (Playwright) on a connection of our own, Chromium holds each one until
+ * it: with `holdPages` (Playwright) on a connection of our own, Chromium holds each one until
  * the scripts are on its flat session (page-hold.ts), so a popup's first document is bridged
  * too. Otherwise (Puppeteer, whose own popup set-up raced a second holder; a library's own CDP
  * session, which has no flat sessions) a new page is attached as it is announced and a popup's
@@ -27,7 +27,7 @@
  */
 import { nodeCrypto } from '../http/node-builtins.js';
 import { parseExposeNetwork } from './host-patterns.js';
-import { holdNewPages as holdPages } from './page-hold.js';
+import { holdNewPages } from './page-hold.js';
 import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
 import { urlPatternRegex } from './url-pattern.js';
 import { webSocketPageScripts } from './websocket-page-script.js';
@@ -42,7 +42,7 @@ const WORLD = 'remote-browser-websockets';
 export async function startWebSocketBridge(
   cdp: RemoteCdp,
   exposeNetwork: string,
-  holdNewPages = false,
+  holdPages = false,
 ): Promise<() => Promise<void>> {
   const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return async () => {};
@@ -75,8 +75,8 @@ export async function startWebSocketBridge(
   // now on, held until its scripts are in (page-hold.ts). On a library's own CDP session (no
   // flat sessions) pages are attached as they are announced.
   const held =
-    holdNewPages &&
-    holdPages(cdp, (target, session) => {
+    holdPages &&
+    holdNewPages(cdp, (target, session) => {
       if (pages.has(target.targetId)) return false;
       track(target.targetId, new PageSession(cdp, target.targetId, options, session));
       return true;
