@@ -3,9 +3,9 @@
  * (a hostile or broken one can rewrite `Browser.downloadWillBegin`) and the web page (its
  * `Content-Disposition` or `download` attribute). A `guid` must look like one Chromium makes; a
  * suggested file name is reduced to a safe base name; the final path stays inside the folder;
- * an existing file is never overwritten.
+ * an existing file is never overwritten, and a file appears in its folder only with all its bytes.
  */
-import { nodeFs, nodeFsPromises, nodePath } from '../http/node-builtins.js';
+import { nodeCrypto, nodeFs, nodeFsPromises, nodePath } from '../http/node-builtins.js';
 
 /** Chromium's download guids are UUIDs; anything else is refused. */
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,12 +55,61 @@ export function isInside(folder: string, path: string): boolean {
   return relative !== '' && !relative.startsWith('..') && !nodePath().isAbsolute(relative);
 }
 
+/** Error codes of a file system where `link()` cannot join the two paths. */
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP']);
+
+function taken(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${path} exists: not replaced`), { code: 'EEXIST' });
+}
+
 /**
- * Creates a new empty file in `folder` for `name` (already safe): `name`, else `name (1).ext`,
- * … as Chromium picks a name in a folder that has the first. Exclusive (`wx`), so an existing
- * file is never overwritten, also when two downloads race for one name. Resolves with its path.
+ * Moves the file `from` to `to` so that `to` appears whole or not at all (a program watching the
+ * folder never reads it half-written), and never in place of a file there: a hard link is both
+ * atomic and exclusive. Across file systems the bytes are first copied to a hidden companion in
+ * `to`'s folder and linked from there. On a file system without hard links, a file created at
+ * `to` between the check and the rename would be replaced. Rejects with code `EEXIST` when `to`
+ * is taken.
  */
-export async function claimFreeName(folder: string, name: string): Promise<string> {
+export async function moveExclusive(from: string, to: string): Promise<void> {
+  const fs = nodeFsPromises();
+  try {
+    await fs.link(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') throw taken(to);
+    if (!NO_LINK.has(code)) throw error;
+    const companion = nodePath().join(
+      nodePath().dirname(to),
+      `.${nodeCrypto().randomUUID()}.crdownload`,
+    );
+    await fs.copyFile(from, companion, nodeFs().constants.COPYFILE_EXCL);
+    try {
+      await fs.link(companion, to).catch(async (linkError: NodeJS.ErrnoException) => {
+        if (linkError.code === 'EEXIST') throw taken(to);
+        if (!NO_LINK.has(linkError.code ?? '')) throw linkError;
+        if (
+          await fs.stat(to).then(
+            () => true,
+            () => false,
+          )
+        )
+          throw taken(to);
+        await fs.rename(companion, to);
+      });
+    } finally {
+      await fs.rm(companion, { force: true });
+    }
+  }
+  await fs.unlink(from);
+}
+
+/**
+ * Moves the file `from` into `folder` as `name` (already safe), else `name (1).ext`, … as
+ * Chromium picks a name in a folder that has the first; as moveExclusive(), the file appears
+ * whole and never replaces one, also when two downloads race for one name. Resolves with its
+ * path.
+ */
+export async function moveToFreeName(from: string, folder: string, name: string): Promise<string> {
   const ext = nodePath().extname(name);
   const stem = name.slice(0, name.length - ext.length);
   await nodeFsPromises().mkdir(folder, { recursive: true });
@@ -72,37 +121,11 @@ export async function claimFreeName(folder: string, name: string): Promise<strin
     );
     if (!isInside(folder, candidate)) throw new Error(`${name} is not a name inside ${folder}`);
     try {
-      await (await nodeFsPromises().open(candidate, 'wx')).close();
+      await moveExclusive(from, candidate);
       return candidate;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
   throw new Error(`no free name for ${name} in ${folder}`);
-}
-
-/**
- * Moves `from` to `to` without ever replacing a file at `to` (a hard link is exclusive), but
- * the empty placeholder this bridge claimed for the name (`claimed`).
- */
-export async function moveExclusive(from: string, to: string, claimed: boolean): Promise<void> {
-  if (claimed) {
-    await nodeFsPromises()
-      .rename(from, to)
-      .catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EXDEV') throw error;
-        await nodeFsPromises().copyFile(from, to);
-        await nodeFsPromises().unlink(from);
-      });
-    return;
-  }
-  try {
-    await nodeFsPromises().link(from, to);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new Error(`${to} exists: not replaced`);
-    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
-    await nodeFsPromises().copyFile(from, to, nodeFs().constants.COPYFILE_EXCL);
-  }
-  await nodeFsPromises().unlink(from);
 }

@@ -26,7 +26,7 @@ import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
 import { nodeFsPromises, nodeOs, nodePath } from '../http/node-builtins.js';
 import { DownloadCapture } from './download-capture.js';
-import { claimFreeName, isGuid, isInside, moveExclusive, safeFileName } from './download-names.js';
+import { isGuid, moveExclusive, moveToFreeName, safeFileName } from './download-names.js';
 import { DownloadTooLargeError, DownloadTransferError } from './download-transfer.js';
 import type { RemoteCdp } from './remote-cdp.js';
 
@@ -84,10 +84,9 @@ export class RemoteDownloads {
   readonly #options: RemoteDownloadsOptions;
   readonly #capture: DownloadCapture;
   readonly #records = new Map<string, Named>();
-  readonly #deliveries = new Map<string, Promise<void>>();
+  /** Each delivered download's path on the client. */
+  readonly #deliveries = new Map<string, Promise<string>>();
   readonly #waiters = new Map<string, { resolve(r: Named): void; reject(e: Error): void }[]>();
-  /** Empty files claimFreeName() made for a name: the one kind of file a delivery replaces. */
-  readonly #claimed = new Set<string>();
   readonly #stop: (() => void)[] = [];
   #unintercept: (() => Promise<void>) | undefined;
   #closed: Promise<void> | undefined;
@@ -186,13 +185,18 @@ export class RemoteDownloads {
    * DownloadTransferError when the bytes did not all arrive.
    */
   deliver(guid: string, destination: string): Promise<void> {
+    return this.#deliver(guid, async (staged) => {
+      await nodeFsPromises().mkdir(nodePath().dirname(destination), { recursive: true });
+      await moveExclusive(staged, destination);
+      return destination;
+    }).then(() => {});
+  }
+
+  /** Delivers `guid` once, wherever `put` moves its staged file; later calls get the first path. */
+  #deliver(guid: string, put: (staged: string) => Promise<string>): Promise<string> {
     let delivered = this.#deliveries.get(guid);
     if (!delivered) {
-      delivered = (async () => {
-        const staged = await (await this.#named(guid)).staged;
-        await nodeFsPromises().mkdir(nodePath().dirname(destination), { recursive: true });
-        await moveExclusive(staged, destination, this.#claimed.delete(destination));
-      })();
+      delivered = this.#named(guid).then(async (record) => put(await record.staged));
       delivered.catch(() => {});
       this.#deliveries.set(guid, delivered);
     }
@@ -267,14 +271,12 @@ export class RemoteDownloads {
     begin: DownloadBegin,
     placement: NonNullable<RemoteDownloadsOptions['placement']>,
   ): Promise<void> {
-    await this.#named(begin.guid).then((r) => r.staged);
-    const destination =
-      placement.naming === 'guid'
-        ? nodePath().join(placement.folder, begin.guid)
-        : await claimFreeName(placement.folder, safeFileName(begin.suggestedFilename));
-    if (placement.naming === 'suggested') this.#claimed.add(destination);
-    if (!isInside(placement.folder, destination)) throw new Error('outside its folder');
-    await this.deliver(begin.guid, destination);
+    if (placement.naming === 'guid') {
+      await this.deliver(begin.guid, nodePath().join(placement.folder, begin.guid));
+      return;
+    }
+    const name = safeFileName(begin.suggestedFilename);
+    await this.#deliver(begin.guid, (staged) => moveToFreeName(staged, placement.folder, name));
   }
 
   #canceled(guid: string): void {
