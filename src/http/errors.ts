@@ -1,8 +1,7 @@
 /**
  * Every error this library throws. Messages are cut to 8 KB (`MAX_MESSAGE_LENGTH`) and redacted
- * when built, and stay redacted under
- * `util.inspect`, `console.log` and `JSON.stringify` (the `body` of an API error is what the
- * service sent, which may echo a request).
+ * when built, and stay redacted under `util.inspect`, `console.log` and `JSON.stringify` (the
+ * `body` of an API error is what the service sent, which may echo a request).
  */
 import type { inspect } from 'node:util';
 import { INSPECT_CUSTOM, nodeUtil } from './node-builtins.js';
@@ -15,16 +14,19 @@ export class RemoteBrowserError extends Error {
     super(redactMessage(message), options);
   }
 
-  /** The fields `util.inspect` and `toJSON` show besides name, message and stack. */
+  /**
+   * The fields `util.inspect` and `toJSON` show besides name, message and stack: a subclass's
+   * own fields that are set.
+   */
   protected details(): Record<string, unknown> {
-    return {};
+    return Object.fromEntries(
+      Object.entries(this).filter(([key, value]) => key !== 'name' && value !== undefined),
+    );
   }
 
   toJSON(): Record<string, unknown> {
-    return redactValue({ name: this.name, message: this.message, ...this.details() }) as Record<
-      string,
-      unknown
-    >;
+    const shown: Record<string, unknown> = { name: this.name, message: this.message };
+    return redactValue({ ...shown, ...this.details() }) as typeof shown;
   }
 
   [INSPECT_CUSTOM](
@@ -60,16 +62,6 @@ export class ApiError extends RemoteBrowserError {
     this.body = init.body;
     this.requestId = init.requestId;
   }
-
-  protected override details(): Record<string, unknown> {
-    return {
-      status: this.status,
-      method: this.method,
-      path: this.path,
-      body: this.body,
-      ...(this.requestId ? { requestId: this.requestId } : {}),
-    };
-  }
 }
 
 export interface ApiErrorInit {
@@ -91,10 +83,6 @@ export class BadRequestError extends ApiError {
     super(init);
     this.fieldErrors = init.fieldErrors;
   }
-
-  protected override details(): Record<string, unknown> {
-    return { ...super.details(), ...(this.fieldErrors ? { fieldErrors: this.fieldErrors } : {}) };
-  }
 }
 
 /** 401 */
@@ -114,10 +102,6 @@ export class PaymentRequiredError extends ApiError {
     super(init);
     this.required = init.required;
     this.available = init.available;
-  }
-
-  protected override details(): Record<string, unknown> {
-    return { ...super.details(), required: this.required, available: this.available };
   }
 }
 
@@ -160,16 +144,6 @@ export class RateLimitError extends ApiError {
     this.limit = init.limit;
     this.retryAfterMs = init.retryAfterMs;
   }
-
-  protected override details(): Record<string, unknown> {
-    return {
-      ...super.details(),
-      limitType: this.limitType,
-      currentUsage: this.currentUsage,
-      limit: this.limit,
-      retryAfterMs: this.retryAfterMs,
-    };
-  }
 }
 
 /** 502: the browser, page or proxy upstream did not answer for this call. */
@@ -189,10 +163,6 @@ export class ServiceUnavailableError extends ApiError {
     super(init);
     this.reason = init.reason;
     this.retryAfterMs = init.retryAfterMs;
-  }
-
-  protected override details(): Record<string, unknown> {
-    return { ...super.details(), reason: this.reason, retryAfterMs: this.retryAfterMs };
   }
 }
 
@@ -253,10 +223,6 @@ export class ResponseValidationError extends RemoteBrowserError {
     this.field = first.path;
     this.issues = issues;
   }
-
-  protected override details(): Record<string, unknown> {
-    return { field: this.field, issues: this.issues };
-  }
 }
 
 /**
@@ -273,10 +239,6 @@ export class ResponseTooLargeError extends RemoteBrowserError {
       `${what}: the response body is larger than ${limitBytes} bytes (the \`${option}\` limit); the rest was not read`,
     );
     this.limitBytes = limitBytes;
-  }
-
-  protected override details(): Record<string, unknown> {
-    return { limitBytes: this.limitBytes };
   }
 }
 
@@ -297,10 +259,6 @@ export class RequestValidationError extends RemoteBrowserError {
     this.field = issues[0]?.path ?? '';
     this.issues = issues;
   }
-
-  protected override details(): Record<string, unknown> {
-    return { field: this.field, issues: this.issues };
-  }
 }
 
 /** A missing or malformed setting (credential, URL). Names the option and the env var. */
@@ -308,67 +266,35 @@ export class ConfigurationError extends RemoteBrowserError {
   override name = 'ConfigurationError';
 }
 
-type ErrorClass = abstract new (...args: never[]) => Error;
-
 /** `instanceof`, or the same `name` (an error from another copy of this package). */
-export function guard<T extends Error>(cls: ErrorClass, name: string) {
+export function guard<T extends Error>(cls: abstract new (...args: never[]) => T, name: string) {
   return (error: unknown): error is T => {
     if (error instanceof cls) return true;
     if (!(error instanceof Error)) return false;
     // Subclasses count too: walk the prototype chain's names.
-    for (
-      let p = Object.getPrototypeOf(error);
-      p && p !== Error.prototype;
-      p = Object.getPrototypeOf(p)
-    ) {
+    let p = Object.getPrototypeOf(error);
+    for (; p && p !== Error.prototype; p = Object.getPrototypeOf(p)) {
       if ((p.constructor as { name?: string }).name === name) return true;
     }
     return error.name === name;
   };
 }
 
-export const isRemoteBrowserError = guard<RemoteBrowserError>(
-  RemoteBrowserError,
-  'RemoteBrowserError',
-);
-export const isApiError = guard<ApiError>(ApiError, 'ApiError');
-export const isBadRequestError = guard<BadRequestError>(BadRequestError, 'BadRequestError');
-export const isAuthenticationError = guard<AuthenticationError>(
-  AuthenticationError,
-  'AuthenticationError',
-);
-export const isPaymentRequiredError = guard<PaymentRequiredError>(
-  PaymentRequiredError,
-  'PaymentRequiredError',
-);
-export const isPermissionDeniedError = guard<PermissionDeniedError>(
-  PermissionDeniedError,
-  'PermissionDeniedError',
-);
-export const isNotFoundError = guard<NotFoundError>(NotFoundError, 'NotFoundError');
-export const isConflictError = guard<ConflictError>(ConflictError, 'ConflictError');
-export const isRateLimitError = guard<RateLimitError>(RateLimitError, 'RateLimitError');
-export const isUpstreamError = guard<UpstreamError>(UpstreamError, 'UpstreamError');
-export const isServiceUnavailableError = guard<ServiceUnavailableError>(
-  ServiceUnavailableError,
-  'ServiceUnavailableError',
-);
-export const isConnectionError = guard<ConnectionError>(ConnectionError, 'ConnectionError');
-export const isTimeoutError = guard<TimeoutError>(TimeoutError, 'TimeoutError');
-export const isAbortError = guard<AbortError>(AbortError, 'AbortError');
-export const isResponseValidationError = guard<ResponseValidationError>(
-  ResponseValidationError,
-  'ResponseValidationError',
-);
-export const isResponseTooLargeError = guard<ResponseTooLargeError>(
-  ResponseTooLargeError,
-  'ResponseTooLargeError',
-);
-export const isRequestValidationError = guard<RequestValidationError>(
-  RequestValidationError,
-  'RequestValidationError',
-);
-export const isConfigurationError = guard<ConfigurationError>(
-  ConfigurationError,
-  'ConfigurationError',
-);
+export const isRemoteBrowserError = guard(RemoteBrowserError, 'RemoteBrowserError');
+export const isApiError = guard(ApiError, 'ApiError');
+export const isBadRequestError = guard(BadRequestError, 'BadRequestError');
+export const isAuthenticationError = guard(AuthenticationError, 'AuthenticationError');
+export const isPaymentRequiredError = guard(PaymentRequiredError, 'PaymentRequiredError');
+export const isPermissionDeniedError = guard(PermissionDeniedError, 'PermissionDeniedError');
+export const isNotFoundError = guard(NotFoundError, 'NotFoundError');
+export const isConflictError = guard(ConflictError, 'ConflictError');
+export const isRateLimitError = guard(RateLimitError, 'RateLimitError');
+export const isUpstreamError = guard(UpstreamError, 'UpstreamError');
+export const isServiceUnavailableError = guard(ServiceUnavailableError, 'ServiceUnavailableError');
+export const isConnectionError = guard(ConnectionError, 'ConnectionError');
+export const isTimeoutError = guard(TimeoutError, 'TimeoutError');
+export const isAbortError = guard(AbortError, 'AbortError');
+export const isResponseValidationError = guard(ResponseValidationError, 'ResponseValidationError');
+export const isResponseTooLargeError = guard(ResponseTooLargeError, 'ResponseTooLargeError');
+export const isRequestValidationError = guard(RequestValidationError, 'RequestValidationError');
+export const isConfigurationError = guard(ConfigurationError, 'ConfigurationError');
