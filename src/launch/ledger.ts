@@ -72,8 +72,6 @@ export const TAIL_ENDS = 256;
 /** The size each ledger had after this process compacted it: many open entries do not compact it on every append. */
 const compactedSize = new Map<string, number>();
 
-const serialize = (lines: LedgerLine[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
-
 /** Appends one line; `path`: another ledger than this process's (the watchdog child's parent's). */
 function append(line: LedgerLine, path = ledgerPath()): void {
   try {
@@ -186,9 +184,7 @@ export function contestedIntents(except: ReadonlySet<string>, path?: string): Cr
 
 /** Ids every process on this machine has recorded, open or not (reconciliation skips them). */
 export function knownIds(path?: string): Set<string> {
-  const ids = new Set<string>();
-  for (const m of readText(path).matchAll(/"id":"([^"]+)"/g)) ids.add(m[1] as string);
-  return ids;
+  return new Set(Array.from(readText(path).matchAll(/"id":"([^"]+)"/g), (m) => m[1] as string));
 }
 
 /**
@@ -211,7 +207,7 @@ export function compact(path = ledgerPath()): void {
     lines.push(...[...ends.values()].slice(-TAIL_ENDS));
     const temp = `${path}.${process.pid}.tmp`;
     fs.mkdirSync(nodePath().dirname(path), { recursive: true, mode: 0o700 });
-    const compacted = serialize(lines);
+    const compacted = lines.map((l) => `${JSON.stringify(l)}\n`).join('');
     fs.writeFileSync(temp, compacted, { mode: 0o600 });
     const since = readText(path);
     if (since.length > text.length && since.startsWith(text))

@@ -38,58 +38,48 @@ export interface OpenedSession {
   /** The profile the launch found or created by name, whose `pinned_*` location comes first. */
   readonly profile?: Record<string, unknown>;
   /**
-   * The adapter's close/disconnect path: deletes the session once (or keeps it, with
-   * `keepSession` or `keep`), then starts the recording download. The first call decides.
+   * Deletes the session once (or keeps it, with `keepSession` or `keep`), then starts the
+   * recording download. The first call decides.
    */
   finish(keep?: boolean): Promise<void>;
   /**
    * The adapter's close(): finish(), except for a drop-in's browser (`reuseKey`) whose
-   * connection dropped while its session is kept: then the session stays kept (the window, the
-   * exit hooks and the watchdog still end it) for the next drop-in launch to re-attach, as a
-   * framework closes a dead browser before it launches another. `after`: what the DELETE
-   * waits for (see `end`'s `disconnectFirst`).
+   * connection dropped while its session is kept: it stays kept for the next drop-in launch to
+   * re-attach (a framework closes a dead browser before it launches another). `after`: what
+   * the DELETE waits for.
    */
   close(after?: Promise<unknown>): Promise<void>;
   /**
-   * The adapter's patched close() (or Puppeteer's disconnect(), `keep`): the session starts
-   * ending (close(), or finish(true) with `keep`) before `disconnect` runs, so the disconnect
-   * this causes is not taken for a drop; the DELETE leaves alongside the disconnect, not after
-   * it (ending the session drops the socket anyway). Both are waited for; a failed end (the
-   * session may still be running) wins over a failed disconnect. With `disconnectFirst`, the
-   * session is marked ending at once but its DELETE waits for `disconnect` to settle: for a
-   * disconnect that still needs the browser (a Playwright default context's close: Playwright
-   * Test's hooks take a failed test's screenshot and trace there first).
+   * The adapter's patched close() (Puppeteer's disconnect(): `keep`). The session starts ending
+   * before `disconnect` runs, so the disconnect is not taken for a drop, and the DELETE leaves
+   * alongside it; a failed end wins over a failed disconnect. `disconnectFirst`: the DELETE
+   * waits for a disconnect that still needs the browser (Playwright Test's hooks take a failed
+   * test's screenshot and trace in the default context first).
    */
   end(
     disconnect: () => Promise<unknown>,
     options?: { keep?: boolean; disconnectFirst?: boolean },
   ): Promise<void>;
   /**
-   * The adapter's 'disconnected' without close(): a drop, not a close (reconnect-window.ts). The
-   * session is kept for `reconnectWindowMs` when the service says it still runs, else ended;
-   * either way `info.endReason` and a warning say why.
+   * A 'disconnected' without close(): kept for `reconnectWindowMs` when the service says the
+   * session still runs, else ended; `info.endReason` and a warning say why (reconnect-window.ts).
    */
   dropped(): void;
   /** Notes CDP activity the adapter saw (the idle-timeout inference's input). */
   touch(): void;
-  /**
-   * Once the drop (if any) is decided: whether the session is kept for a re-attach now. False
-   * for a browser that did not drop, was closed, or whose session ended.
-   */
+  /** Once a drop is decided: whether the session is kept for a re-attach now. */
   keptAfterDrop(): Promise<boolean>;
   /** True while the connection has dropped without close() and the session is not yet ended. */
   wasDropped(): boolean;
   /**
-   * Asks the service (`GET /sessions/{id}`) whether the session still runs: the pools' check of
-   * a warm session that sat idle. False once it has ended (the reason said as after a drop,
-   * and this side ended: a kept session leaves its window) or the browser was closed. Rejects
-   * when the service did not answer: the caller decides.
+   * Whether the session still runs (one `GET /sessions/{id}`), a pool's check of a warm
+   * session: false once it has ended (said as after a drop, and ended on this side) or was
+   * closed. Rejects when the service did not answer.
    */
   stillRunning(timeoutMs: number): Promise<boolean>;
   /**
-   * The adapter could not connect: delete the session and build the error to throw. A re-attach
-   * whose own connection dropped while its session still runs is a drop, not a close: the
-   * session goes back to its reconnect window (the error says so), for the caller to try again.
+   * The adapter could not connect: deletes the session and builds the error to throw. A
+   * re-attach cut again while its session still runs goes back to its reconnect window.
    */
   abandon(error: unknown): Promise<LaunchError>;
   /** Resolves after finish() with the downloaded recordings, when `recording` was asked for. */
@@ -97,9 +87,8 @@ export interface OpenedSession {
   /** Releases the launch timer (call once connected). */
   connected(): void;
   /**
-   * Settles when the first connection lookup (live view, debugger address) has answered or
-   * failed; it never rejects. It runs alongside the connect, so a launch pays for whichever is
-   * slower, not for both; a launch returns only after it, so `sessionOf()` has the live view.
+   * Settles (never rejects) once the first connection lookup (live view, debugger address)
+   * answered. It runs alongside the connect; a launch returns after both.
    */
   readonly lookedUp: Promise<void>;
 }
@@ -124,20 +113,9 @@ export interface LeaseInput {
   profile?: Record<string, unknown>;
 }
 
-export function leaseSession({
-  api,
-  ownsApi,
-  scope,
-  created,
-  slot,
-  connection,
-  options,
-  what,
-  reattach = false,
-  adopted = false,
-  reuseKey,
-  profile,
-}: LeaseInput): OpenedSession {
+export function leaseSession(input: LeaseInput): OpenedSession {
+  const { api, ownsApi, scope, created, slot, connection, options, what, reuseKey } = input;
+  const { reattach = false, adopted = false, profile } = input;
   const lease = new RemoteSession(api, created.id, slot);
   const info = sessionInfo(api, created.id, connection);
   // The end reason is the session's, set by the transition that says why it went away.
@@ -155,6 +133,7 @@ export function leaseSession({
   const recordingDone =
     options.recording && !options.keepSession ? deferred<RecordingDownload>() : undefined;
   let finishing: Promise<void> | undefined;
+  const noRecording = (why: string) => recordingDone?.reject(new LaunchError(`${what}: ${why}`));
 
   /** `after`: what the release waits for (a disconnect that still needs the browser). */
   const finish = (keep = false, event: EndEvent = 'close', after?: Promise<unknown>) => {
@@ -162,9 +141,7 @@ export function leaseSession({
       if (after) await after.catch(() => {});
       scope.dispose();
       if (options.keepSession || keep) {
-        recordingDone?.reject(
-          new LaunchError(`${what}: no recording download: the session was kept running`),
-        );
+        noRecording('no recording download: the session was kept running');
         lease.keep();
         if (ownsApi) await api.close();
         return;
@@ -177,12 +154,8 @@ export function leaseSession({
         throw error;
       }
       if (recordingDone && options.recording) {
-        downloadRecordings(
-          api,
-          created.id,
-          options.recording.dir,
-          options.recording.timeout ?? 120_000,
-        )
+        const { dir, timeout = 120_000 } = options.recording;
+        downloadRecordings(api, created.id, dir, timeout)
           .then(recordingDone.resolve, recordingDone.reject)
           .finally(() => {
             if (ownsApi) void api.close();
@@ -230,53 +203,43 @@ export function leaseSession({
         ? scope.abortError(what).message.replace(`${what}: `, '')
         : redact(raw.split('\n')[0] ?? raw);
       const windowMs = options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS;
+      let outcome: string;
+      let deleted = false;
       if (reattach && !scope.signal.aborted && !options.keepSession && windowMs > 0) {
         // Cut again before the re-attach connected (a flaky network cuts at any moment): the
         // drop's own lookup decides, and a session still running is kept for another window.
         this.dropped();
         await dropDecided;
-        scope.dispose();
-        recordingDone?.reject(new LaunchError(`${what}: no recording: the connect failed`));
-        const kept = finishing === undefined && isKept(created.id);
-        return new LaunchError(
-          `${what}: could not connect to session ${created.id}: ${reason}; ${
-            kept
-              ? `it still runs and is kept for ${windowMs / 1000} s: connectRemote('${created.id}') re-attaches`
-              : 'it has ended (the line above says why)'
-          }`,
-          { cause: cleanCause(error), sessionId: created.id },
-        );
+        outcome =
+          finishing === undefined && isKept(created.id)
+            ? `it still runs and is kept for ${windowMs / 1000} s: connectRemote('${created.id}') re-attaches`
+            : 'it has ended (the line above says why)';
+      } else {
+        try {
+          await lease.release('abandon');
+          [deleted, outcome] = [true, 'the session was deleted'];
+        } catch (e) {
+          outcome = `and ${(e as Error).message}`;
+        }
+        if (reattach) lease.report(describeEnd(created.id, 'reattach_failed', { error: reason }));
       }
-      let deleted = true;
-      const cleanup = await lease.release('abandon').then(
-        () => 'the session was deleted',
-        (e: unknown) => {
-          deleted = false;
-          return `and ${(e as Error).message}`;
-        },
-      );
       scope.dispose();
       // A session still running keeps its client, for the exit hooks and a later close().
       if (ownsApi && deleted) await api.close();
-      recordingDone?.reject(new LaunchError(`${what}: no recording: the connect failed`));
-      if (reattach) lease.report(describeEnd(created.id, 'reattach_failed', { error: reason }));
+      noRecording('no recording: the connect failed');
       return new LaunchError(
-        `${what}: could not connect to session ${created.id}: ${reason}; ${cleanup}`,
-        {
-          cause: cleanCause(error),
-          sessionId: created.id,
-        },
+        `${what}: could not connect to session ${created.id}: ${reason}; ${outcome}`,
+        { cause: cleanCause(error), sessionId: created.id },
       );
     },
     dropped() {
       if (finishing || dropDecided) return;
-      const windowMs = options.keepSession
-        ? 0
-        : (options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS);
       lease.drop();
       dropDecided = handleDrop({
         session: lease,
-        windowMs,
+        windowMs: options.keepSession
+          ? 0
+          : (options.reconnectWindowMs ?? DEFAULT_RECONNECT_WINDOW_MS),
         limits: options,
         activity: activity(),
         reuseKey,
@@ -286,11 +249,7 @@ export function leaseSession({
           finishing = Promise.resolve();
           scope.dispose();
           const slot = lease.handOff();
-          recordingDone?.reject(
-            new LaunchError(
-              `${what}: the session was re-attached: its recording follows the new browser`,
-            ),
-          );
+          noRecording('the session was re-attached: its recording follows the new browser');
           if (ownsApi) void api.close();
           return slot;
         },

@@ -42,14 +42,15 @@ function isLocale(value: string): boolean {
  * builds every schema once, for far less than the session start it precedes.
  */
 function build(z: typeof Z) {
+  /** Values `problem()` finds nothing wrong with; otherwise its words are the issue. */
+  const passing = <T>(schema: Z.ZodType<T>, problem: (value: T) => string | undefined) =>
+    schema.superRefine((value, ctx) => {
+      const words = problem(value);
+      if (words) ctx.addIssue({ code: 'custom', message: words });
+    });
   /** Ms where 0 or Infinity mean "no timeout", as for every `timeout` of the library. */
-  const timeout = z
-    .unknown()
-    .superRefine((value, ctx) => {
-      const problem = timeoutProblem(value);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .optional();
+  const timeout = passing(z.unknown(), timeoutProblem).optional();
+  const folder = z.string().min(1, 'must be a folder path');
   /** A finite delay in ms (slowMo, protocolTimeout). */
   const ms = z.number().nonnegative();
   const signal = z.unknown().refine(isAbortSignal, 'must be an AbortSignal').optional();
@@ -113,13 +114,7 @@ function build(z: typeof Z) {
       .optional(),
     preflight: z.union([z.boolean(), z.literal('strict')]).optional(),
     keepSession: z.boolean().optional(),
-    exposeNetwork: z
-      .string()
-      .superRefine((value, ctx) => {
-        const problem = exposeNetworkProblem(value);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      })
-      .optional(),
+    exposeNetwork: passing(z.string(), exposeNetworkProblem).optional(),
     reconnectWindowMs: ms.optional(),
     maxDownloadBytes: z.number().int().positive().optional(),
     geo: geo.optional(),
@@ -139,7 +134,7 @@ function build(z: typeof Z) {
       .optional(),
     slowMo: ms.optional(),
     extraContexts: z.enum(['warn', 'error', 'allow']).optional(),
-    downloadsPath: z.string().min(1, 'must be a folder path').optional(),
+    downloadsPath: folder.optional(),
   };
 
   const viewport = z.strictObject({
@@ -161,7 +156,7 @@ function build(z: typeof Z) {
     downloadBehavior: z
       .strictObject({
         policy: z.enum(['deny', 'allow', 'allowAndName', 'default']),
-        downloadPath: z.string().min(1, 'must be a folder path').optional(),
+        downloadPath: folder.optional(),
       })
       .refine(
         (b) => b.downloadPath !== undefined || !['allow', 'allowAndName'].includes(b.policy),
@@ -222,7 +217,7 @@ function build(z: typeof Z) {
     timeout,
     slowMo: ms.optional(),
     args: z.array(z.string()).optional(),
-    downloadsPath: z.string().min(1, 'must be a folder path').optional(),
+    downloadsPath: folder.optional(),
   });
 
   /**

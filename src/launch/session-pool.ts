@@ -1,28 +1,18 @@
 /**
  * Warm sessions, library-agnostic: a pool launches sessions ahead of need, so that taking one
  * costs no session start. Each warm session is an ordinary launched browser (in the ledger, under
- * the exit hooks and the watchdog like any other), so ending it is the adapter's own `close()`:
- * exactly once, on every path the library can see.
+ * the exit hooks and the watchdog), ended by the adapter's own `close()`, exactly once.
  *
- * Rules that keep a pool cheap and polite:
- * - a refill never waits for a slot, and after its first 429 the pool stops warming for good: an
- *   account at its session limit gains nothing from warming (the limit, not the start time, is
- *   what everyone waits for), and a refill woken by a freed slot would take it from another
- *   worker already queued for it. `launch()` with nothing warm launches normally, queueing for a
- *   slot like everyone else;
+ * Rules that keep a pool cheap and polite (docs/launch.md, "Session pools"):
+ * - a refill never waits for a slot, and the first 429 stops warming for good: an account at its
+ *   session limit gains nothing from warming, and a refill would take a freed slot from another
+ *   worker queued for it. `launch()` with nothing warm launches and queues like everyone else;
  * - at most `size` sessions are warm or warming at once; a taken one is replaced in the background;
- * - a warm session older than `maxWarmAgeMs` (half the idle timeout by default) is ended and
- *   replaced rather than handed out, so nobody gets a session the service is about to end;
- * - a warm session idle (unused since its launch finished) for `checkWarmAfterMs` (30 s) or
- *   longer is checked with the service (`GET /sessions/{id}`, through the driver) before it is
- *   handed out: the service may have ended it for a reason the pool cannot see (an idle timeout
- *   other than the one it was told, the maximum lifetime, a DELETE from another client), and
- *   the disconnect may not have arrived yet. An ended one is discarded (the driver said why)
- *   and the next one taken; a fresher one costs no round trip. A check the service does not
- *   answer leaves it to the connection: a browser still connected is handed out (a service
- *   that ends a session closes its connections, and the browser's own drop handling then says
- *   why), a disconnected one goes the drop's way. A warm session whose connection dropped is
- *   checked whatever its idle time: one the service has ended is never re-attached.
+ * - a warm session older than `maxWarmAgeMs` is ended and replaced rather than handed out;
+ * - one idle for `checkWarmAfterMs` or longer, or whose connection dropped, is checked with the
+ *   service before it is handed out (the service may have ended it for a reason the pool cannot
+ *   see); an ended one is discarded, and one the service has ended is never re-attached. A check
+ *   the service does not answer leaves it to the connection.
  */
 
 import { isBudgetExceededError } from '../http/budget-exceeded.js';
@@ -69,7 +59,14 @@ interface Warm<B> {
   readyAt?: number;
   /** Resolves to the browser, or undefined when the launch failed (the failure is handled). */
   ready: Promise<B | undefined>;
-  browser?: B;
+}
+
+interface SessionPoolOptions {
+  size: number;
+  maxWarmAgeMs: number;
+  checkWarmAfterMs?: number;
+  now?: () => number;
+  budget?: BudgetOptions | undefined;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -82,6 +79,8 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   readonly #maxWarmAgeMs: number;
   readonly #checkWarmAfterMs: number;
   readonly #now: () => number;
+  readonly #budget: Budget | undefined;
+  readonly #unbudget: (() => void) | undefined;
   readonly #warm: Warm<B>[] = [];
   #closed: Promise<void> | undefined;
   #backoffUntil = 0;
@@ -90,21 +89,10 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   #backoffTimer: NodeJS.Timeout | undefined;
   #failures = 0;
   #stats = { created: 0, handedOut: 0, discarded: 0, reattached: 0 };
-  /** Browsers handed out whose session may still be re-attached after a drop. */
+  /** Browsers handed out, whose session may still be re-attached after a drop. */
   readonly #out = new Set<B>();
-  readonly #budget: Budget | undefined;
-  readonly #unbudget: (() => void) | undefined;
 
-  constructor(
-    driver: PoolDriver<B>,
-    options: {
-      size: number;
-      maxWarmAgeMs: number;
-      checkWarmAfterMs?: number;
-      now?: () => number;
-      budget?: BudgetOptions | undefined;
-    },
-  ) {
+  constructor(driver: PoolDriver<B>, options: SessionPoolOptions) {
     this.#driver = driver;
     if (options.budget) {
       this.#budget = new Budget(checkBudget('SessionPool', options.budget), 'pool');
@@ -126,10 +114,7 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
    * browser's `close()` deletes its session as always; the pool refills in the background.
    */
   async launch(): Promise<B> {
-    if (this.#closed)
-      throw new LaunchError(
-        'SessionPool: launch() after close(): the pool is closed, create another',
-      );
+    if (this.#closed) throw new LaunchError('SessionPool: launch() after close(): create another');
     // A handed-out browser whose connection dropped: its session, still running, comes first.
     // Only then is anything awaited first: a launch with nothing dropped starts as it always did.
     if ([...this.#out].some((browser) => this.#driver.dropped(browser))) {
@@ -139,12 +124,7 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
     for (let next = this.#warm.shift(); next; next = this.#warm.shift()) {
       this.#fill();
       const warm = await next.ready;
-      if (warm === undefined) continue;
-      if (this.#closed) {
-        await this.#discard(warm, 'pool closed');
-        break;
-      }
-      const browser = await this.#usable(next, warm);
+      const browser = warm !== undefined && !this.#closed ? await this.#usable(next, warm) : warm;
       if (browser === undefined) continue;
       if (this.#closed) {
         await this.#discard(browser, 'pool closed');
@@ -178,8 +158,8 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
     return this.#closed;
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   #handOut(browser: B): B {
@@ -217,13 +197,11 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   }
 
   /** The service's answer on a warm session; undefined when it gave none (the connection decides). */
-  async #stillRunning(browser: B): Promise<boolean | undefined> {
-    try {
-      return await this.#driver.stillRunning(browser, CHECK_TIMEOUT_MS);
-    } catch (error) {
-      debug(`checking a warm session failed: ${(error as Error).message}; its connection decides`);
+  #stillRunning(browser: B): Promise<boolean | undefined> {
+    return this.#driver.stillRunning(browser, CHECK_TIMEOUT_MS).catch((error: Error) => {
+      debug(`checking a warm session failed: ${error.message}; its connection decides`);
       return undefined;
-    }
+    });
   }
 
   /** Re-attaches the first handed-out browser that dropped with its session kept; forgets the closed. */
@@ -247,24 +225,17 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   #discard(browser: B, why: string): Promise<void> {
     this.#stats.discarded++;
     debug(`ending a warm session: ${why}`);
-    return this.#driver
-      .close(browser)
-      .catch((error: unknown) =>
-        debug(`ending a warm session failed: ${(error as Error).message}`),
-      );
-  }
-
-  #wake(): void {
-    if (this.#closed) return;
-    this.#backoffUntil = 0;
-    clearTimeout(this.#backoffTimer);
-    this.#fill();
+    const failed = (error: Error) => debug(`ending a warm session failed: ${error.message}`);
+    return this.#driver.close(browser).catch(failed);
   }
 
   #backOff(ms: number): void {
     this.#backoffUntil = this.#now() + ms;
     clearTimeout(this.#backoffTimer);
-    this.#backoffTimer = setTimeout(() => this.#wake(), ms);
+    this.#backoffTimer = setTimeout(() => {
+      this.#backoffUntil = 0;
+      this.#fill();
+    }, ms);
     // A pool waiting to refill must never keep the process alive.
     this.#backoffTimer.unref();
   }
@@ -295,15 +266,15 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
         await this.#discard(browser, 'pool closed while it was warming');
         return undefined;
       }
-      entry.browser = browser;
       return browser;
     } catch (error) {
-      this.#remove(entry);
-      if (isRateLimitError(error) || isRateLimitError((error as Error).cause)) {
-        debug('warming stopped: the account is at its session limit');
-        this.#saturated = true;
-      } else if (isBudgetExceededError(error)) {
-        debug('warming stopped: a budget is spent');
+      const index = this.#warm.indexOf(entry);
+      if (index >= 0) this.#warm.splice(index, 1);
+      const limit = isRateLimitError(error) || isRateLimitError((error as Error).cause);
+      if (limit || isBudgetExceededError(error)) {
+        debug(
+          `warming stopped: ${limit ? 'the account is at its session limit' : 'a budget is spent'}`,
+        );
         this.#saturated = true;
       } else {
         this.#failures++;
@@ -317,20 +288,12 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   /** The driver's launch, counted in the pool's budget (refused before any request). */
   async #launchCounted(waitForSlot: boolean): Promise<B> {
     this.#budget?.reserveSession('SessionPool');
-    let browser: B;
-    try {
-      browser = await this.#driver.launch(waitForSlot);
-    } catch (error) {
+    const browser = await this.#driver.launch(waitForSlot).catch((error: unknown) => {
       this.#budget?.unreserveSession();
       throw error;
-    }
+    });
     const id = sessionIdOf(browser);
     if (id !== undefined) this.#budget?.started(id);
     return browser;
-  }
-
-  #remove(entry: Warm<B>): void {
-    const index = this.#warm.indexOf(entry);
-    if (index >= 0) this.#warm.splice(index, 1);
   }
 }

@@ -18,16 +18,6 @@ afterEach(async () => {
 });
 
 const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
-const target = (targetId: string) => ({
-  targetInfo: {
-    targetId,
-    type: 'page',
-    title: '',
-    url: '',
-    attached: false,
-    canAccessOpener: false,
-  },
-});
 
 describe('RemoteCdp', () => {
   it("routes a flat session's events to the session it adopted, and moves that routing on a reopen", async () => {
