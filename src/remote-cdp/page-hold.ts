@@ -4,13 +4,20 @@
  * page created from then on (a popup, a tab of `newPage()`, a page of another context) until we
  * resume it: the holder's first commands, then `Runtime.runIfWaitingForDebugger`, go out on the
  * page's flat session in one write, so they are in place before the first script of its first
- * document. No round trip is added: Playwright and Puppeteer hold the same pages on their own
- * connections for their own setup, and Chromium starts a page once every holder resumed it.
+ * document. With Playwright no round trip is added: it holds the same pages on its own
+ * connection for its own setup, and Chromium starts a page once every holder resumed it.
  *
  * A page there already when the hold starts, or again after a reopen (the auto-attach is part of
  * the setup a reopened connection replays), is reported without the hold (`waiting` false).
  * Chromium reports every attach of ours that way too: those are told apart (ownsAttach) and left
  * alone. A held session no holder keeps is detached once the page is resumed.
+ *
+ * Puppeteer holds a new tab, not its page: it attaches the page under the tab one round trip
+ * after we attach it, and sends geo's overrides on its session then (src/puppeteer/geo.ts).
+ * Resumed by us at once, a Puppeteer popup sometimes read `en-US` at its first script (1 to 2
+ * of 10 runs). So the resume may wait for the library's own attach of the page (`resumeAfter`,
+ * src/puppeteer/page-attaches.ts), at most RESUME_WAIT_MS: a new page of Puppeteer starts that
+ * much later (a round trip), an ordinary navigation pays nothing.
  */
 import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';
@@ -31,12 +38,22 @@ export type PageHolder = (
 
 const PAGES_ONLY: Protocol.Target.TargetFilter = [{ type: 'page' }, { exclude: true }];
 
+/** The longest a held page waits for `resumeAfter` (a library that never attaches it). */
+export const RESUME_WAIT_MS = 2_000;
+
+/** What a held page's resume waits for (none: it is resumed at once). */
+export type ResumeAfter = (target: RemoteTarget) => Promise<void> | undefined;
+
 /**
  * Holds every page created from now on for `holder`; undefined when the connection has no flat
  * sessions (a library's own CDP session), where the caller attaches pages as they are announced.
  * Returns how to stop.
  */
-export function holdNewPages(cdp: RemoteCdp, holder: PageHolder): (() => void) | undefined {
+export function holdNewPages(
+  cdp: RemoteCdp,
+  holder: PageHolder,
+  resumeAfter?: ResumeAfter,
+): (() => void) | undefined {
   if (!cdp.speaksFlat) return undefined;
   const hold = (e: Protocol.Target.AttachedToTargetEvent): void => {
     const waiting = e.waitingForDebugger;
@@ -49,12 +66,19 @@ export function holdNewPages(cdp: RemoteCdp, holder: PageHolder): (() => void) |
     } finally {
       // Whatever the holder did, a held page must not stay paused.
       if (waiting) {
-        session
-          .send('Runtime.runIfWaitingForDebugger')
-          .catch((error: Error) => debug(`page ${e.targetInfo.url} not resumed: ${error.message}`));
+        const resume = () => {
+          session
+            .send('Runtime.runIfWaitingForDebugger')
+            .catch((error: Error) =>
+              debug(`page ${e.targetInfo.url} not resumed: ${error.message}`),
+            );
+          // A session not held may be someone else's on this connection (the CLI's): left alone.
+          if (!kept) void session.detach();
+        };
+        const before = resumeAfter?.(e.targetInfo);
+        if (before) void waitAtMost(before, RESUME_WAIT_MS).then(resume);
+        else resume();
       }
-      // A session not held may be someone else's on this connection (the CLI's): left alone.
-      if (!kept && waiting) void session.detach();
     }
   };
   const onAttached = async (e: Protocol.Target.AttachedToTargetEvent): Promise<void> => {
@@ -72,3 +96,14 @@ export function holdNewPages(cdp: RemoteCdp, holder: PageHolder): (() => void) |
     .catch((error: Error) => debug(`pages are not held at their start: ${error.message}`));
   return stop;
 }
+
+/** Settles when `pending` settles (either way) or after `ms`, whichever comes first. */
+function waitAtMost(pending: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([pending.then(noop, noop), timeout]).finally(() => clearTimeout(timer));
+}
+
+function noop(): void {}

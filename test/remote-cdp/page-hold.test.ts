@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CdpChannel } from '../../src/remote-cdp/cdp-channel.js';
 import { CdpConnection } from '../../src/remote-cdp/cdp-connection.js';
-import { holdNewPages, type PageHolder } from '../../src/remote-cdp/page-hold.js';
+import { holdNewPages, type PageHolder, RESUME_WAIT_MS } from '../../src/remote-cdp/page-hold.js';
 import { RemoteCdp } from '../../src/remote-cdp/remote-cdp.js';
 import type { TargetSession } from '../../src/remote-cdp/target-session.js';
 import { FakeBrowser } from '../helpers/fake-cdp-browser.js';
@@ -179,6 +179,68 @@ describe('holdNewPages', () => {
     attached('S1', 'P1', true);
     await tick();
     expect(onSession('S1')).toEqual(['Runtime.runIfWaitingForDebugger']);
+  });
+
+  it("resumes a held page only once resumeAfter's wait settles, after the holder's commands", async () => {
+    let done: (() => void) | undefined;
+    const asked: string[] = [];
+    holdNewPages(
+      cdp,
+      (_target, session) => {
+        void session.send('Page.enable');
+        return false;
+      },
+      (target) => {
+        asked.push(target.targetId);
+        return new Promise<void>((resolve) => {
+          done = resolve;
+        });
+      },
+    );
+    attached('S1', 'P1', true);
+    await tick();
+    expect(asked).toEqual(['P1']);
+    expect(onSession('S1')).toEqual(['Page.enable']);
+    expect(browser.received.some((m) => m.method === 'Target.detachFromTarget')).toBe(false);
+    done!();
+    await tick();
+    expect(onSession('S1')).toEqual(['Page.enable', 'Runtime.runIfWaitingForDebugger']);
+    // Not kept: detached once resumed.
+    expect(browser.received.filter((m) => m.method === 'Target.detachFromTarget')).toHaveLength(1);
+  });
+
+  it('resumes a held page whose wait fails, and one whose wait never settles after RESUME_WAIT_MS', async () => {
+    holdNewPages(
+      cdp,
+      () => true,
+      (target) =>
+        target.targetId === 'P1' ? Promise.reject(new Error('gone')) : new Promise<void>(() => {}),
+    );
+    attached('S1', 'P1', true);
+    attached('S2', 'P2', true);
+    await tick();
+    expect(onSession('S1')).toEqual(['Runtime.runIfWaitingForDebugger']);
+    expect(onSession('S2')).toEqual([]);
+    await tick(RESUME_WAIT_MS);
+    expect(onSession('S2')).toEqual(['Runtime.runIfWaitingForDebugger']);
+  });
+
+  it('asks resumeAfter only for held pages: a page there already is not resumed', async () => {
+    const asked: string[] = [];
+    holdNewPages(
+      cdp,
+      () => true,
+      (target) => {
+        asked.push(target.targetId);
+        return undefined;
+      },
+    );
+    attached('A1', 'P1', false);
+    attached('S2', 'P2', true);
+    await tick();
+    expect(asked).toEqual(['P2']);
+    expect(onSession('A1')).toEqual([]);
+    expect(onSession('S2')).toEqual(['Runtime.runIfWaitingForDebugger']);
   });
 
   it('holds nothing on a channel without flat sessions (a library’s own CDP session)', async () => {
