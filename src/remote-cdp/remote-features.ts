@@ -25,6 +25,7 @@ import type { CdpConnection } from './cdp-connection.js';
 import type { RemoteDownloads, RemoteDownloadsOptions } from './downloads.js';
 import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
 import { RemoteCdp } from './remote-cdp.js';
+import type { WebSocketBridge } from './websocket-bridge.js';
 
 const debug = createDebug('remote-cdp');
 
@@ -48,7 +49,7 @@ export async function startRemoteFeatures(
   const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
   if (parseExposeNetwork(exposeNetwork).empty) return;
   const cdp = await remoteCdpFor(browser, open);
-  const stop = await startNetworkFeatures(cdp, exposeNetwork, options.holdNewPages ?? false);
+  const { stop } = await startNetworkFeatures(cdp, exposeNetwork, options.holdNewPages ?? false);
   browser.once('disconnected', () => {
     void stop().finally(() => cdp.close());
   });
@@ -57,7 +58,11 @@ export async function startRemoteFeatures(
 }
 
 /** The exposeNetwork features (tunnel and WebSocket bridge) on `cdp`; returns how to stop them. */
-async function startNetworkFeatures(cdp: RemoteCdp, exposeNetwork: string, holdNewPages: boolean) {
+async function startNetworkFeatures(
+  cdp: RemoteCdp,
+  exposeNetwork: string,
+  holdNewPages: boolean,
+): Promise<{ stop: () => Promise<void>; bridge: WebSocketBridge | undefined }> {
   // The tunnel and the bridge (undici, ws, zod, node:dns/http/crypto) load with the first
   // browser that starts them, alongside its connection's opening: importing an adapter loads
   // none of them (test/package/entry-isolation.test.ts).
@@ -66,13 +71,14 @@ async function startNetworkFeatures(cdp: RemoteCdp, exposeNetwork: string, holdN
     import('./network-tunnel.js'),
   ]);
   // The order the features see a paused request in is INTERCEPT_ORDER's, not this one.
-  const stops = await Promise.all([
+  const [bridge, stopTunnel] = await Promise.all([
     startWebSocketBridge(cdp, exposeNetwork, holdNewPages),
     startNetworkTunnel(cdp, exposeNetwork),
   ]);
-  return async () => {
-    await Promise.all(stops.map((stop) => stop()));
+  const stop = async () => {
+    await Promise.all([bridge?.stop(), stopTunnel()]);
   };
+  return { stop, bridge };
 }
 
 export interface OpenFeaturesOptions extends RemoteFeatureOptions {
@@ -84,6 +90,8 @@ export interface OpenFeaturesOptions extends RemoteFeatureOptions {
 export interface RemoteFeatures {
   /** The download bridge, when `downloads` was asked for. */
   readonly downloads: Promise<RemoteDownloads | undefined>;
+  /** The WebSocket bridge, when a host is exposed; undefined too when it failed (ready() says). */
+  readonly bridge: Promise<WebSocketBridge | undefined>;
   /** The features' RemoteCdp, usable before the browser adopts it (a feature started alongside the connect). */
   readonly cdp: Promise<RemoteCdp>;
   /**
@@ -138,9 +146,10 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
         return RemoteDownloads.start(host, options.downloads as RemoteDownloadsOptions);
       })
     : Promise.resolve(undefined);
-  const stopNetwork = networkOn
+  const network = networkOn
     ? cdp.then((host) => startNetworkFeatures(host, exposeNetwork, options.holdNewPages ?? false))
-    : Promise.resolve(async () => {});
+    : Promise.resolve(undefined);
+  const stopNetwork = network.then((started) => started?.stop ?? (async () => {}));
   const started = Promise.all([cdp, downloads, stopNetwork]);
   // A failure is ready()'s to report; the promises above are never left unhandled.
   started.catch(() => {});
@@ -210,6 +219,10 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
     });
   return {
     downloads,
+    bridge: network.then(
+      (started) => started?.bridge,
+      () => undefined,
+    ),
     cdp,
     open: async () => {
       await cdp;

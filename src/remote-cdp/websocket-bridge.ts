@@ -16,11 +16,17 @@
  * (a link, a redirect from the internet back to `localhost`, `page.goto`) and its same-process
  * iframes then get them at document start. A page created later (a popup, `newPage()`) would
  * navigate as soon as the library lets it run, before scripts sent on its announcement reach
- * it: with `holdPages` (Playwright) on a connection of our own, Chromium holds each one until
- * the scripts are on its flat session (page-hold.ts), so a popup's first document is bridged
- * too. Otherwise (Puppeteer, whose own popup set-up raced a second holder; a library's own CDP
- * session, which has no flat sessions) a new page is attached as it is announced and a popup's
- * first document is not bridged. Workers and out-of-process iframes are not (docs/remote.md).
+ * it: with `holdPages` (both libraries' launches) on a connection of our own, Chromium holds
+ * each one until the scripts are on its flat session (page-hold.ts), so a popup's first
+ * document is bridged too. With Puppeteer the held page is resumed once Puppeteer has attached
+ * it as well (resumeHeldPagesAfter(), src/puppeteer/page-attaches.ts): resumed before that, a
+ * popup sometimes ran its first script before Puppeteer's own set-up of it (geo's overrides).
+ * Its own session of the page cannot carry the scripts instead: Puppeteer holds a new tab, not
+ * its page, and attaches the page once its navigation started, when Chromium hands the page a
+ * session's commands only after the commit (measured: after the document loaded). On a
+ * library's own CDP session (no flat sessions: the CLI) a new page is attached as it is
+ * announced and a popup's first document is not bridged. Workers and out-of-process iframes
+ * are not (docs/remote.md).
  *
  * The page session is remote CDP's one target session (target-session.ts): non-flat for the
  * tabs there at the start (written with the attach, no round trip), flat for a held page.
@@ -38,14 +44,25 @@ const BINDING = '__remoteBrowserWebSocket';
 /** The isolated world the binding lives in. */
 const WORLD = 'remote-browser-websockets';
 
-/** Starts bridging the WebSockets of exposed pages to this machine. */
+/** A running bridge (startWebSocketBridge()). */
+export interface WebSocketBridge {
+  /**
+   * With `holdPages`: a page held from now on is resumed once `wait` for its target id settles
+   * (at most RESUME_WAIT_MS, page-hold.ts): the library's own setup of it goes out first.
+   */
+  resumeHeldPagesAfter(wait: (targetId: string) => Promise<void>): void;
+  /** Stops: every page's sockets close and its session ends. */
+  stop(): Promise<void>;
+}
+
+/** Starts bridging the WebSockets of exposed pages to this machine; undefined: nothing exposed. */
 export async function startWebSocketBridge(
   cdp: RemoteCdp,
   exposeNetwork: string,
   holdPages = false,
-): Promise<() => Promise<void>> {
+): Promise<WebSocketBridge | undefined> {
   const hosts = parseExposeNetwork(exposeNetwork);
-  if (hosts.empty) return async () => {};
+  if (hosts.empty) return undefined;
   const nonce = nodeCrypto().randomUUID();
   const config = {
     patterns: hosts.fetchPatterns.map((p) => urlPatternRegex(p.urlPattern ?? '*').source),
@@ -74,21 +91,31 @@ export async function startWebSocketBridge(
   // library's connect, or after a reopen) comes from the hold, as does every page created from
   // now on, held until its scripts are in (page-hold.ts). On a library's own CDP session (no
   // flat sessions) pages are attached as they are announced.
+  let wait: ((targetId: string) => Promise<void>) | undefined;
   const held =
     holdPages &&
-    holdNewPages(cdp, (target, session) => {
-      if (pages.has(target.targetId)) return false;
-      track(target.targetId, new PageSession(cdp, target.targetId, options, session));
-      return true;
-    });
+    holdNewPages(
+      cdp,
+      (target, session) => {
+        if (pages.has(target.targetId)) return false;
+        track(target.targetId, new PageSession(cdp, target.targetId, options, session));
+        return true;
+      },
+      (target) => wait?.(target.targetId),
+    );
   const unsubscribe = [
     held || cdp.on('Target.targetCreated', (e) => attach(e.targetInfo)),
     cdp.on('Target.targetDestroyed', (e) => pages.delete(e.targetId)),
   ];
-  return async () => {
-    for (const stop of unsubscribe) stop();
-    const all = [...pages.values()];
-    pages.clear();
-    await Promise.all(all.map((page) => page.stop()));
+  return {
+    resumeHeldPagesAfter(next) {
+      wait = next;
+    },
+    async stop() {
+      for (const stop of unsubscribe) stop();
+      const all = [...pages.values()];
+      pages.clear();
+      await Promise.all(all.map((page) => page.stop()));
+    },
   };
 }
