@@ -48,8 +48,9 @@ export interface LibraryAdapter<B extends NativeBrowser, O extends LaunchRemoteO
   readonly localOptionsHint: string;
   /**
    * Whether the features may hold each new page until the WebSocket bridge's scripts are in
-   * (remote-cdp/page-hold.ts): a popup's first document bridged. Not with Puppeteer, whose popup
-   * then read `en-US` at its first script in 2 of 10 runs (geo's overrides on its session).
+   * (remote-cdp/page-hold.ts): a popup's first document bridged. Puppeteer's adapter has the
+   * held page resumed once Puppeteer attached it (src/puppeteer/page-attaches.ts), so geo's
+   * overrides on Puppeteer's own session of it are out before it starts.
    */
   readonly holdNewPages: boolean;
   /** Loads the library, before any session: one for a library that cannot load is billed for nothing. */

@@ -19,6 +19,7 @@ import type { LaunchRemoteOptions } from '../launch/options.js';
 import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
 import { repairOutOfProcessFrames } from './oopif-frames.js';
+import { resumeAfterPuppeteer } from './page-attaches.js';
 import { bridgeTransfers, downloadOptions } from './transfers.js';
 
 export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
@@ -67,7 +68,7 @@ export const puppeteerAdapter: LibraryAdapter<
   PuppeteerNode
 > = {
   library: 'puppeteer',
-  holdNewPages: false,
+  holdNewPages: true,
   localOptionsHint:
     "launchRemote takes only its own options; a local launch's options go to the drop-in puppeteer.launch(), see https://github.com/remote-browser/remote-browser/blob/main/docs/launch.md",
   load: (what) => loadPuppeteer(what),
@@ -94,6 +95,10 @@ export const puppeteerAdapter: LibraryAdapter<
       ),
       startGeo(browser, features.open, geoInputOf(opened, options)).catch(
         featureFailed(what, 'geo overrides could not be applied'),
+      ),
+      // A held new page starts once Puppeteer has its own session of it (geo's overrides on it).
+      resumeAfterPuppeteer(browser, features).catch(
+        featureFailed(what, 'new pages could not be held for the WebSocket bridge'),
       ),
     ]);
   },

@@ -32,7 +32,7 @@ export function downloadOptions(
  * target Puppeteer attached at its connect (internal in every Puppeteer we support:
  * `_session()`, as geo.ts reads it), else through a session of its own (one round trip).
  */
-async function connectionOf(browser: Browser): Promise<Connection> {
+export async function connectionOf(browser: Browser): Promise<Connection> {
   for (const target of browser.targets()) {
     const internal = target as unknown as { _session?: () => CDPSession | undefined };
     const session = typeof internal._session === 'function' ? internal._session() : undefined;

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'puppeteer-core';
 import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserApi } from '../../src/browser-api/index.js';
@@ -152,8 +153,6 @@ describe('WebSockets from the first document of a tab', () => {
   });
 });
 
-// Playwright only: with Puppeteer a popup is not held (LibraryAdapter.holdNewPages), so its
-// first document is not bridged (docs/remote.md).
 describe('WebSockets from the first document of a popup', () => {
   it('Playwright: a link to a dev server with target=_blank, and window.open()', async () => {
     const browser = await launchRemote({ api });
@@ -165,6 +164,26 @@ describe('WebSockets from the first document of a popup', () => {
 
       dev.sockets.length = 0;
       const [opened] = await Promise.all([page.waitForEvent('popup'), page.click('#open')]);
+      await expectBridged(opened);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('Puppeteer: a link to a dev server with target=_blank, and window.open()', async () => {
+    const browser = await launchPuppeteer({ api });
+    try {
+      const [page] = await browser.pages();
+      await page!.goto('http://links.test/');
+      const popup = () =>
+        new Promise<Page>((resolve) => page!.once('popup', (p) => p && resolve(p)));
+      const [linked] = await Promise.all([popup(), page!.click('#popup')]);
+      await expectBridged(linked);
+
+      dev.sockets.length = 0;
+      // The popup took the focus: the opener's click needs it back (as with puppeteer.connect).
+      await page!.bringToFront();
+      const [opened] = await Promise.all([popup(), page!.click('#open')]);
       await expectBridged(opened);
     } finally {
       await browser.close();
