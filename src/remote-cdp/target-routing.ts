@@ -83,8 +83,6 @@ export class TargetRouting {
     const session = new TargetSession(
       targetId,
       {
-        early: false,
-        sendToTarget: () => Promise.reject(new Error('a flat session is not sent to by target')),
         sendFlat,
         onDetach: async (id) => {
           this.#forget(id);

@@ -59,16 +59,22 @@ interface TargetMessage {
   params?: unknown;
 }
 
-export interface TargetSessionOptions {
-  /** Sends one message of this session through the browser-level session. */
-  sendToTarget: SendToTarget;
+/** How a session's commands reach its target, and how it ends. */
+export type TargetSessionOptions = {
   /** Ends the session in the browser (its id is known by then). */
   onDetach: (sessionId: string) => Promise<void>;
-  /** Whether commands may go out by target id before the attach is answered. */
-  early: boolean;
-  /** A flat session: each command sent on the connection to this session, answered there. */
-  sendFlat?: (method: string, params: object) => Promise<unknown>;
-}
+} & (
+  | {
+      /** A session inside the browser-level one: each message sent through it. */
+      sendToTarget: SendToTarget;
+      /** Whether commands may go out by target id before the attach is answered. */
+      early: boolean;
+    }
+  | {
+      /** A flat session: each command sent on the connection to this session, answered there. */
+      sendFlat: (method: string, params: object) => Promise<unknown>;
+    }
+);
 
 export class TargetSession implements CdpSession {
   readonly targetId: string;
@@ -106,9 +112,10 @@ export class TargetSession implements CdpSession {
 
   /** RemoteCdp: the attach answered with `sessionId`; waiting commands go out now. */
   attached(sessionId: string): void {
-    if (this.#sessionId !== undefined || this.#closed) return;
+    const options = this.#options;
+    if (this.#sessionId !== undefined || this.#closed || !('sendToTarget' in options)) return;
     this.#sessionId = sessionId;
-    for (const { id, text } of this.#waiting.splice(0)) this.#write(id, text);
+    for (const { id, text } of this.#waiting.splice(0)) this.#write(options.sendToTarget, id, text);
   }
 
   send<M extends CdpCommand>(method: M, ...params: CdpParams<M>): Promise<CdpResult<M>> {
@@ -116,17 +123,17 @@ export class TargetSession implements CdpSession {
     const id = ++this.#lastId;
     return new Promise<CdpResult<M>>((resolve, reject) => {
       this.#pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject });
-      const sendFlat = this.#options.sendFlat;
-      if (sendFlat) {
-        sendFlat(method, params[0] ?? {}).then(
+      const options = this.#options;
+      if ('sendFlat' in options) {
+        options.sendFlat(method, params[0] ?? {}).then(
           (result) => this.#settle(id, result),
           (error: unknown) => this.#settle(id, undefined, error),
         );
         return;
       }
       const text = JSON.stringify({ id, method, params: params[0] ?? {} });
-      if (this.#sessionId === undefined && !this.#options.early) this.#waiting.push({ id, text });
-      else this.#write(id, text);
+      if (this.#sessionId === undefined && !options.early) this.#waiting.push({ id, text });
+      else this.#write(options.sendToTarget, id, text);
     });
   }
 
@@ -203,11 +210,9 @@ export class TargetSession implements CdpSession {
     else pending.reject(error instanceof Error ? error : new Error(String(error)));
   }
 
-  #write(id: number, text: string): void {
+  #write(sendToTarget: SendToTarget, id: number, text: string): void {
     const route: TargetRoute =
       this.#sessionId === undefined ? { targetId: this.targetId } : { sessionId: this.#sessionId };
-    this.#options
-      .sendToTarget(route, text)
-      .catch((error: unknown) => this.#settle(id, undefined, error));
+    sendToTarget(route, text).catch((error: unknown) => this.#settle(id, undefined, error));
   }
 }

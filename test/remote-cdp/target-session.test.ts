@@ -162,8 +162,6 @@ describe('TargetSession', () => {
     const target = new TargetSession(
       'T1',
       {
-        early: false,
-        sendToTarget: () => Promise.reject(new Error('not by target')),
         sendFlat: (method, params) => {
           sent.push({ method, params });
           if (method === 'Runtime.evaluate')
