@@ -21,7 +21,13 @@ import { DEV_PAGES, type DevServer, startDevServer } from '../helpers/dev-server
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
 import { type LoopbackSite, startLoopbackSite } from '../helpers/loopback-site.js';
 
-const env = useEmulatorAndSite({ ffmpegPath: false, isolation: 'remote' });
+// BRIDGE_RTT_MS runs the file at a real network's round trip (every CDP frame delayed too):
+// `BRIDGE_RTT_MS=100 npx vitest run --project e2e test/remote-cdp/websocket-bridge.e2e.test.ts`.
+const env = useEmulatorAndSite({
+  ffmpegPath: false,
+  isolation: 'remote',
+  network: { rttMs: Number(process.env.BRIDGE_RTT_MS ?? 0) },
+});
 let dev: DevServer;
 let api: BrowserApi;
 let internet: LoopbackSite;
