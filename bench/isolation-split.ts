@@ -4,29 +4,9 @@
  * `cdp_url`, first page listed), isolation 'remote' vs 'none'. Medians of N pairs (default 9):
  *   npx tsx bench/isolation-split.ts        N=15 npx tsx bench/isolation-split.ts
  */
-import puppeteer from 'puppeteer-core';
-import { type EmulatorHandle, startEmulator } from '../src/emulator/index.js';
+import { startEmulator } from '../src/emulator/index.js';
+import { sessionStart } from './isolation.js';
 import { median } from './stats.js';
-
-async function sessionStart(emu: EmulatorHandle): Promise<{ create: number; connect: number }> {
-  const t0 = performance.now();
-  const response = await fetch(`${emu.url}/api/v2/browser/sessions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${emu.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ proxy_password: emu.proxyPassword }),
-  });
-  const { data } = (await response.json()) as { data: { id: string; cdp_url: string } };
-  const t1 = performance.now();
-  const browser = await puppeteer.connect({ browserWSEndpoint: data.cdp_url });
-  await browser.pages();
-  const t2 = performance.now();
-  await browser.disconnect();
-  await fetch(`${emu.url}/api/v2/browser/sessions/${data.id}`, {
-    method: 'DELETE',
-    headers: { authorization: `Bearer ${emu.token}` },
-  });
-  return { create: t1 - t0, connect: t2 - t1 };
-}
 
 const remote = await startEmulator({ ffmpegPath: false, isolation: 'remote' });
 const none = await startEmulator({ ffmpegPath: false, isolation: 'none' });

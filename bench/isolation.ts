@@ -10,7 +10,10 @@ import type { Row } from './table.js';
 
 const GOAL = 1.1;
 
-async function sessionStart(emu: EmulatorHandle): Promise<number> {
+/** One session start, split: the create (until `running`) and the connect (first page listed). */
+export async function sessionStart(
+  emu: EmulatorHandle,
+): Promise<{ create: number; connect: number }> {
   const t0 = performance.now();
   const response = await fetch(`${emu.url}/api/v2/browser/sessions`, {
     method: 'POST',
@@ -18,16 +21,22 @@ async function sessionStart(emu: EmulatorHandle): Promise<number> {
     body: JSON.stringify({ proxy_password: emu.proxyPassword }),
   });
   const { data } = (await response.json()) as { data: { id: string; cdp_url: string } };
+  const t1 = performance.now();
   const browser = await puppeteer.connect({ browserWSEndpoint: data.cdp_url });
   await browser.pages();
-  const ms = performance.now() - t0;
+  const t2 = performance.now();
   await browser.disconnect();
   await fetch(`${emu.url}/api/v2/browser/sessions/${data.id}`, {
     method: 'DELETE',
     headers: { authorization: `Bearer ${emu.token}` },
   });
-  return ms;
+  return { create: t1 - t0, connect: t2 - t1 };
 }
+
+const total = async (emu: EmulatorHandle) => {
+  const { create, connect } = await sessionStart(emu);
+  return create + connect;
+};
 
 export async function isolationRows(pairs: number): Promise<Row[]> {
   const remote = await startEmulator({ ffmpegPath: false, isolation: 'remote' });
@@ -49,8 +58,8 @@ export async function isolationRows(pairs: number): Promise<Row[]> {
     await sessionStart(none);
     const paired = await interleave(
       pairs,
-      () => sessionStart(remote),
-      () => sessionStart(none),
+      () => total(remote),
+      () => total(none),
     );
     const ratio = median(paired.a) / median(paired.b);
     return [
