@@ -19,12 +19,13 @@ import { isBudgetExceededError } from '../http/budget-exceeded.js';
 import { createDebug } from '../http/debug.js';
 import { isRateLimitError } from '../http/errors.js';
 import { sessionIdOf } from './browser-registry.js';
-import { Budget, type BudgetOptions } from './budget.js';
+import { Budget } from './budget.js';
 import { LaunchError } from './errors.js';
 import { addPoolBudget, checkBudget, recorder } from './metering.js';
 import {
   DEFAULT_CHECK_WARM_AFTER_MS,
   type RemoteSessionPool,
+  type SessionPoolOptions,
   type SessionPoolStats,
 } from './pool-options.js';
 import { reattachTries } from './reconnect-window.js';
@@ -61,13 +62,8 @@ interface Warm<B> {
   ready: Promise<B | undefined>;
 }
 
-interface SessionPoolOptions {
-  size: number;
-  maxWarmAgeMs: number;
-  checkWarmAfterMs?: number;
-  now?: () => number;
-  budget?: BudgetOptions | undefined;
-}
+/** The public options (pool-options.ts) with their defaults resolved, and a clock for tests. */
+type PoolConfig = SessionPoolOptions & { size: number; maxWarmAgeMs: number; now?: () => number };
 
 const MAX_BACKOFF_MS = 30_000;
 /** How long a warm session's check may take before the connection decides instead. */
@@ -92,7 +88,7 @@ export class SessionPool<B> implements RemoteSessionPool<B> {
   /** Browsers handed out, whose session may still be re-attached after a drop. */
   readonly #out = new Set<B>();
 
-  constructor(driver: PoolDriver<B>, options: SessionPoolOptions) {
+  constructor(driver: PoolDriver<B>, options: PoolConfig) {
     this.#driver = driver;
     if (options.budget) {
       this.#budget = new Budget(checkBudget('SessionPool', options.budget), 'pool');
