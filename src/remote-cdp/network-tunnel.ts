@@ -22,7 +22,7 @@ import { createDebug } from '../http/debug.js';
 import { nodeEvents } from '../http/node-builtins.js';
 import { loadUndici } from '../http/undici.js';
 import type { HeaderEntry, PausedRequest } from './fetch-interception.js';
-import { type ExposedHosts, parseExposeNetwork } from './host-patterns.js';
+import type { ExposedHosts } from './host-patterns.js';
 import { loopbackFirstLookup } from './loopback-names.js';
 import { mayReachClient } from './private-network.js';
 import type { RemoteCdp } from './remote-cdp.js';
@@ -59,14 +59,13 @@ const NET_ERRORS: Record<string, Protocol.Network.ErrorReason> = {
 const warned = new Set<string>();
 
 /**
- * Starts serving the exposed hosts of `exposeNetwork` (already validated) from this machine.
- * Its `Fetch.enable` joins the setup batch (`cdp.ready()`); the returned function stops it.
+ * Starts serving the exposed `hosts` from this machine. Its `Fetch.enable` joins the setup
+ * batch (`cdp.ready()`); the returned function stops it.
  */
 export async function startNetworkTunnel(
   cdp: RemoteCdp,
-  exposeNetwork: string,
+  hosts: ExposedHosts,
 ): Promise<() => Promise<void>> {
-  const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return async () => {};
   const { Agent } = await loadUndici();
   // `localhost` names are this machine's loopback, never another machine's (loopback-names.ts).

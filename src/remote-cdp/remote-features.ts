@@ -23,7 +23,7 @@ import { createDebug } from '../http/debug.js';
 import type { CdpChannel } from './cdp-channel.js';
 import type { CdpConnection } from './cdp-connection.js';
 import type { RemoteDownloads, RemoteDownloadsOptions } from './downloads.js';
-import { DEFAULT_EXPOSE_NETWORK, parseExposeNetwork } from './host-patterns.js';
+import { DEFAULT_EXPOSE_NETWORK, type ExposedHosts, parseExposeNetwork } from './host-patterns.js';
 import { RemoteCdp } from './remote-cdp.js';
 import type { WebSocketBridge } from './websocket-bridge.js';
 
@@ -46,10 +46,10 @@ export async function startRemoteFeatures(
   open: () => Promise<CdpChannel>,
   options: RemoteFeatureOptions,
 ): Promise<void> {
-  const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
-  if (parseExposeNetwork(exposeNetwork).empty) return;
+  const hosts = parseExposeNetwork(options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK);
+  if (hosts.empty) return;
   const cdp = await remoteCdpFor(browser, open);
-  const { stop } = await startNetworkFeatures(cdp, exposeNetwork, options.holdNewPages ?? false);
+  const { stop } = await startNetworkFeatures(cdp, hosts, options.holdNewPages ?? false);
   browser.once('disconnected', () => {
     void stop().finally(() => cdp.close());
   });
@@ -57,10 +57,13 @@ export async function startRemoteFeatures(
   await cdp.ready();
 }
 
-/** The exposeNetwork features (tunnel and WebSocket bridge) on `cdp`; returns how to stop them. */
+/**
+ * The exposeNetwork features (tunnel and WebSocket bridge) on `cdp` for `hosts` (parsed once,
+ * here, for both); returns how to stop them.
+ */
 async function startNetworkFeatures(
   cdp: RemoteCdp,
-  exposeNetwork: string,
+  hosts: ExposedHosts,
   holdNewPages: boolean,
 ): Promise<{ stop: () => Promise<void>; bridge: WebSocketBridge | undefined }> {
   // The tunnel and the bridge (undici, ws, zod, node:dns/http/crypto) load with the first
@@ -72,8 +75,8 @@ async function startNetworkFeatures(
   ]);
   // The order the features see a paused request in is INTERCEPT_ORDER's, not this one.
   const [bridge, stopTunnel] = await Promise.all([
-    startWebSocketBridge(cdp, exposeNetwork, holdNewPages),
-    startNetworkTunnel(cdp, exposeNetwork),
+    startWebSocketBridge(cdp, hosts, holdNewPages),
+    startNetworkTunnel(cdp, hosts),
   ]);
   const stop = async () => {
     await Promise.all([bridge?.stop(), stopTunnel()]);
@@ -125,8 +128,7 @@ export interface RemoteFeatures {
  * access token; no error names it (cdp-connection.ts).
  */
 export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions): RemoteFeatures {
-  const exposeNetwork = options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK;
-  const networkOn = !parseExposeNetwork(exposeNetwork).empty;
+  const hosts = parseExposeNetwork(options.exposeNetwork ?? DEFAULT_EXPOSE_NETWORK);
   let closing: Promise<void> | undefined;
   // `ws` loads with the first launch, not with the adapter's import (entry-cost, P6).
   const connect = () =>
@@ -146,8 +148,8 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
         return RemoteDownloads.start(host, options.downloads as RemoteDownloadsOptions);
       })
     : Promise.resolve(undefined);
-  const network = networkOn
-    ? cdp.then((host) => startNetworkFeatures(host, exposeNetwork, options.holdNewPages ?? false))
+  const network = !hosts.empty
+    ? cdp.then((host) => startNetworkFeatures(host, hosts, options.holdNewPages ?? false))
     : Promise.resolve(undefined);
   const stopNetwork = network.then((started) => started?.stop ?? (async () => {}));
   const started = Promise.all([cdp, downloads, stopNetwork]);

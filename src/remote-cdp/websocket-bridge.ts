@@ -32,7 +32,7 @@
  * tabs there at the start (written with the attach, no round trip), flat for a held page.
  */
 import { nodeCrypto } from '../http/node-builtins.js';
-import { parseExposeNetwork } from './host-patterns.js';
+import type { ExposedHosts } from './host-patterns.js';
 import { holdNewPages } from './page-hold.js';
 import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
 import { urlPatternRegex } from './url-pattern.js';
@@ -55,13 +55,12 @@ export interface WebSocketBridge {
   stop(): Promise<void>;
 }
 
-/** Starts bridging the WebSockets of exposed pages to this machine; undefined: nothing exposed. */
+/** Starts bridging the WebSockets of pages on `hosts` to this machine; undefined: nothing exposed. */
 export async function startWebSocketBridge(
   cdp: RemoteCdp,
-  exposeNetwork: string,
+  hosts: ExposedHosts,
   holdPages = false,
 ): Promise<WebSocketBridge | undefined> {
-  const hosts = parseExposeNetwork(exposeNetwork);
   if (hosts.empty) return undefined;
   const nonce = nodeCrypto().randomUUID();
   const config = {
