@@ -119,19 +119,19 @@ function holdWorkersOf(
   geo: ResolvedGeo,
   own: ReadonlySet<GeoField> | undefined,
 ): () => Promise<void> {
-  const held = new Set<string>();
+  const held = new Set<TargetSession>();
   const stopAttached = cdp.on('Target.attachedToTarget', (e) => {
     // On our own connection this auto-attach holds workers; our explicit attaches hold nothing,
     // and pages are held by page-hold.ts.
     if (!e.waitingForDebugger || e.targetInfo.type === 'page') return;
-    held.add(e.sessionId);
-    void sendGeo(cdp.flatSession(e.sessionId), [
+    // A session of ours like any other: it ends when the worker goes or the connection drops.
+    const session = cdp.adoptFlat(e.sessionId, e.targetInfo.targetId);
+    held.add(session);
+    void session.closed.then(() => held.delete(session));
+    void sendGeo(session, [
       ...geoCommands(geo, e.targetInfo.type, own),
       { method: 'Runtime.runIfWaitingForDebugger' },
     ]);
-  });
-  const stopDetached = cdp.on('Target.detachedFromTarget', (e) => {
-    held.delete(e.sessionId);
   });
   void sendGeo(cdp, [
     {
@@ -141,13 +141,9 @@ function holdWorkersOf(
   ]);
   return async () => {
     stopAttached();
-    stopDetached();
     const sessions = [...held];
     held.clear();
-    await sendGeo(
-      cdp,
-      sessions.map((sessionId) => ({ method: 'Target.detachFromTarget', params: { sessionId } })),
-    );
+    await Promise.all(sessions.map((session) => session.detach()));
   };
 }
 

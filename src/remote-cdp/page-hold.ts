@@ -87,14 +87,23 @@ export function holdNewPages(
     // Not held: a page there already, or the report of an attach of ours (never waiting).
     if (!(await cdp.ownsAttach(e.sessionId, e.targetInfo.targetId))) hold(e);
   };
-  const stop = cdp.on('Target.attachedToTarget', onAttached);
+  const unsubscribe = cdp.on('Target.attachedToTarget', onAttached);
   void cdp
     .setup({
       method: 'Target.setAutoAttach',
       params: { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: PAGES_ONLY },
     })
     .catch((error: Error) => debug(`pages are not held at their start: ${error.message}`));
-  return stop;
+  return () => {
+    unsubscribe();
+    // With nobody left to resume them, new pages must not be held (the connection may stay).
+    void cdp
+      .revert({
+        method: 'Target.setAutoAttach',
+        params: { autoAttach: false, waitForDebuggerOnStart: false },
+      })
+      .catch((error: Error) => debug(`the page hold was not turned off: ${error.message}`));
+  };
 }
 
 /** Settles when `pending` settles (either way) or after `ms`, whichever comes first. */

@@ -147,19 +147,12 @@ export class RemoteCdp implements CdpSession {
 
   /** The flat session `sessionId` the browser auto-attached to `targetId`, as a TargetSession. */
   adoptFlat(sessionId: string, targetId: string): TargetSession {
-    const sink = this.flatSession(sessionId);
-    return this.#routing.adoptFlat(sessionId, targetId, sink.send);
-  }
-
-  /** The flat target session `sessionId` as a command sink (see `speaksFlat`). */
-  flatSession(sessionId: string): { send(method: string, params?: object): Promise<unknown> } {
-    return {
-      send: async (method, params) => {
-        const channel = this.#channel;
-        if (!channel.sendToSession) throw new Error('this CDP connection has no flat sessions');
-        return channel.sendToSession(sessionId, method, params);
-      },
-    };
+    return this.#routing.adoptFlat(sessionId, targetId, async (method, params) => {
+      // The channel of now: a reopen closes this session, and its calls reject, with the old one.
+      const channel = this.#channel;
+      if (!channel.sendToSession) throw new Error('this CDP connection has no flat sessions');
+      return channel.sendToSession(sessionId, method, params);
+    });
   }
 
   /** Listens to a browser-level event (behind the dispatch guard); returns how to stop. */
@@ -180,6 +173,15 @@ export class RemoteCdp implements CdpSession {
   setup(...calls: CdpCall[]): Promise<void> {
     for (const call of calls) this.#replay.set(call.method, call);
     return this.#track(sendAll(this, calls));
+  }
+
+  /**
+   * Ends a setup(): `undo` (the call that turns its state off) is sent now, and a reopened
+   * connection no longer replays the setup of that method. Not part of the batch ready() waits for.
+   */
+  revert(undo: CdpCall): Promise<void> {
+    this.#replay.delete(undo.method);
+    return sendAll(this, [undo]);
   }
 
   /**

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { geoCommands, sendGeo } from '../../src/remote-cdp/geo-overrides.js';
+import { CdpConnection } from '../../src/remote-cdp/cdp-connection.js';
+import { applyGeoToTargets, geoCommands, sendGeo } from '../../src/remote-cdp/geo-overrides.js';
 import type { ResolvedGeo } from '../../src/remote-cdp/geo-resolve.js';
+import { RemoteCdp } from '../../src/remote-cdp/remote-cdp.js';
 import { debugLines } from '../helpers/debug-lines.js';
+import { FakeBrowser } from '../helpers/fake-cdp-browser.js';
 
 const GEO: ResolvedGeo = {
   timezoneId: 'Europe/Berlin',
@@ -69,5 +72,55 @@ describe('sendGeo', () => {
     expect(lines).toEqual([
       'remote-browser:geo Emulation.setLocaleOverride refused: Another locale override is already in effect',
     ]);
+  });
+});
+
+describe('applyGeoToTargets', () => {
+  it("holds the own tab's workers on flat sessions of ours: overrides, then the resume; stopping detaches the live ones", async () => {
+    const browser = new FakeBrowser();
+    browser.answer = (m) =>
+      m.method === 'Target.attachToTarget' ? { result: { sessionId: 'TAB' } } : { result: {} };
+    const connection = await CdpConnection.open(await browser.listen());
+    const cdp = RemoteCdp.open(connection.channel());
+    try {
+      await cdp.ready();
+      const info = { title: '', url: 'about:blank', attached: false, canAccessOpener: false };
+      browser.emit('Target.targetCreated', {
+        targetInfo: { ...info, targetId: 'T1', type: 'page' },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const stop = await applyGeoToTargets(cdp, GEO, { covers: () => true });
+
+      const worker = (sessionId: string, targetId: string) =>
+        browser.emit('Target.attachedToTarget', {
+          sessionId,
+          targetInfo: { ...info, targetId, type: 'worker' },
+          waitingForDebugger: true,
+        });
+      worker('W1', 'K1');
+      worker('W2', 'K2');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const on = (sessionId: string) =>
+        browser.received.filter((m) => m.sessionId === sessionId).map((m) => m.method);
+      expect(on('W1')).toEqual([
+        'Emulation.setTimezoneOverride',
+        'Emulation.setLocaleOverride',
+        'Emulation.setUserAgentOverride',
+        'Runtime.runIfWaitingForDebugger',
+      ]);
+      // W2's worker ends by itself: its session with it.
+      browser.emit('Target.detachedFromTarget', { sessionId: 'W2', targetId: 'K2' });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+
+      await stop();
+      const detached = browser.received
+        .filter((m) => m.method === 'Target.detachFromTarget')
+        .map((m) => m.params.sessionId);
+      expect(detached.sort()).toEqual(['TAB', 'W1']);
+    } finally {
+      await cdp.close();
+      connection.close();
+      await browser.close();
+    }
   });
 });

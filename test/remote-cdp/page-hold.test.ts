@@ -102,6 +102,36 @@ describe('holdNewPages', () => {
     expect((await held!.closed).message).toContain('went away');
   });
 
+  it('once stopped, turns the hold off, takes no new page, and a reopen does not hold again', async () => {
+    const seen: string[] = [];
+    const stop = holdNewPages(cdp, (target) => {
+      seen.push(target.targetId);
+      return true;
+    });
+    await cdp.ready();
+    stop!();
+    await tick();
+    const autoAttach = browser.received.filter((m) => m.method === 'Target.setAutoAttach');
+    expect(autoAttach.map((m) => m.params)).toEqual([
+      expect.objectContaining({ autoAttach: true, waitForDebuggerOnStart: true }),
+      { autoAttach: false, waitForDebuggerOnStart: false },
+    ]);
+    attached('S1', 'P1', true);
+    await tick();
+    expect(seen).toEqual([]);
+
+    const again = await CdpConnection.open(`ws://127.0.0.1:${browserPort()}/devtools/browser/x`);
+    try {
+      const before = browser.received.length;
+      await cdp.reopen(again.channel());
+      const replayed = browser.received.slice(before).map((m) => m.method);
+      expect(replayed).toContain('Target.setDiscoverTargets');
+      expect(replayed).not.toContain('Target.setAutoAttach');
+    } finally {
+      again.close();
+    }
+  });
+
   it('resumes and detaches a held page no holder keeps', async () => {
     holdNewPages(cdp, () => false);
     attached('S1', 'P1', true);
