@@ -22,6 +22,7 @@ import { applyGeoToTargets, geoCommands, sendGeo } from '../remote-cdp/geo-overr
 import type { GeoOption } from '../remote-cdp/geo-resolve.js';
 import { resolveGeo } from '../remote-cdp/geo-resolve.js';
 import { remoteCdpFor } from '../remote-cdp/remote-features.js';
+import { ownSessionOf } from './transfers.js';
 
 export interface PuppeteerGeoInput {
   /** The session's resolved targeting, once the connection lookup (alongside the connect) has it. */
@@ -41,14 +42,9 @@ function typeOf(session: CDPSession): string | undefined {
   }
 }
 
-/** Puppeteer's own session of a target (internal in every Puppeteer we support: `_session()`). */
-function ownSessionOf(target: unknown): CDPSession | undefined {
-  const internal = target as { _session?: () => CDPSession | undefined };
-  return typeof internal._session === 'function' ? internal._session() : undefined;
-}
-
 export async function startGeo(
   browser: Browser,
+  connection: Promise<Connection>,
   open: () => Promise<CdpChannel>,
   input: PuppeteerGeoInput,
 ): Promise<void> {
@@ -57,19 +53,12 @@ export async function startGeo(
   if (!geo || (!geo.timezoneId && !geo.locale && !geo.geolocation)) return;
   const cdp = await remoteCdpFor(browser, open);
 
-  let connection: Connection | undefined;
   for (const target of browser.targets()) {
     const session = ownSessionOf(target);
-    connection ??= session?.connection();
     if (session)
       void sendGeo(session, geoCommands(geo, target.type() === 'other' ? '' : target.type()));
   }
-  if (!connection) {
-    const session = await browser.target().createCDPSession();
-    connection = session.connection();
-    await session.detach().catch(() => {});
-  }
-  connection?.on('sessionattached', (session: CDPSession) => {
+  (await connection).on('sessionattached', (session: CDPSession) => {
     // The type is not known yet at this moment for every session (a tab's page): a page's
     // commands on a tab are refused, harmlessly; a worker's are its own.
     const type = typeOf(session) ?? 'page';

@@ -20,7 +20,7 @@ import { startGeo } from './geo.js';
 import { loadPuppeteer } from './load.js';
 import { repairOutOfProcessFrames } from './oopif-frames.js';
 import { resumeAfterPuppeteer } from './page-attaches.js';
-import { bridgeTransfers, downloadOptions } from './transfers.js';
+import { bridgeTransfers, connectionOf, downloadOptions } from './transfers.js';
 
 export interface PuppeteerRemoteOptions extends LaunchRemoteOptions {
   /**
@@ -87,17 +87,20 @@ export const puppeteerAdapter: LibraryAdapter<
     })) as RemoteBrowser,
   downloads: (options) => downloadOptions(options.downloadBehavior, options.maxDownloadBytes),
   async startFeatures(browser, features, opened, options, what) {
+    // Puppeteer's own connection, looked up once for the three features that listen on it.
+    const connection = connectionOf(browser);
+    connection.catch(() => {});
     await Promise.all([
       // A popup's out-of-process iframes, which Puppeteer can leave without a context.
       repairOutOfProcessFrames(browser),
-      bridgeTransfers(browser, features.downloads).catch(
+      bridgeTransfers(connection, features.downloads).catch(
         featureFailed(what, 'uploads and downloads could not be bridged'),
       ),
-      startGeo(browser, features.open, geoInputOf(opened, options)).catch(
+      startGeo(browser, connection, features.open, geoInputOf(opened, options)).catch(
         featureFailed(what, 'geo overrides could not be applied'),
       ),
       // A held new page starts once Puppeteer has its own session of it (geo's overrides on it).
-      resumeAfterPuppeteer(browser, features).catch(
+      resumeAfterPuppeteer(browser, connection, features).catch(
         featureFailed(what, 'new pages could not be held for the WebSocket bridge'),
       ),
     ]);

@@ -11,7 +11,6 @@
 import type { Protocol } from 'devtools-protocol';
 import type { Browser, CDPSession, Connection } from 'puppeteer-core';
 import type { RemoteFeatures } from '../remote-cdp/remote-features.js';
-import { connectionOf } from './transfers.js';
 
 /** Puppeteer's attaches on one connection (watchAttaches()). */
 export interface PuppeteerAttaches {
@@ -67,15 +66,16 @@ export function watchAttaches(connection: Connection): PuppeteerAttaches {
 
 /**
  * The WebSocket bridge's held pages (features opened with `holdNewPages`) are resumed once
- * Puppeteer attached them, until `browser` disconnects.
+ * Puppeteer attached them (on its `connection`, connectionOf()), until `browser` disconnects.
  */
 export async function resumeAfterPuppeteer(
   browser: Browser,
+  connection: Promise<Connection>,
   features: RemoteFeatures,
 ): Promise<void> {
   const bridge = await features.bridge;
   if (!bridge) return;
-  const attaches = watchAttaches(await connectionOf(browser));
+  const attaches = watchAttaches(await connection);
   bridge.resumeHeldPagesAfter((targetId) => attaches.attached(targetId));
   browser.once('disconnected', () => attaches.stop());
 }

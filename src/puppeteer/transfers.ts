@@ -34,23 +34,30 @@ export function downloadOptions(
  */
 export async function connectionOf(browser: Browser): Promise<Connection> {
   for (const target of browser.targets()) {
-    const internal = target as unknown as { _session?: () => CDPSession | undefined };
-    const session = typeof internal._session === 'function' ? internal._session() : undefined;
-    const connection = session?.connection();
+    const connection = ownSessionOf(target)?.connection();
     if (connection) return connection;
   }
   const session = await browser.target().createCDPSession();
-  return session.connection() as Connection;
+  const connection = session.connection() as Connection;
+  await session.detach().catch(() => {});
+  return connection;
+}
+
+/** Puppeteer's own session of a target (internal in every Puppeteer we support: `_session()`). */
+export function ownSessionOf(target: unknown): CDPSession | undefined {
+  const internal = target as { _session?: () => CDPSession | undefined };
+  return typeof internal._session === 'function' ? internal._session() : undefined;
 }
 
 /**
- * Wires uploads on `browser` and, with `downloads` (the bridge openRemoteFeatures() started on
- * the features' own connection), its downloads: they end with the browser.
+ * Wires uploads on the browser of `connection` (connectionOf()) and, with `downloads` (the
+ * bridge openRemoteFeatures() started on the features' own connection), its downloads: they
+ * end with the browser.
  */
 export async function bridgeTransfers(
-  browser: Browser,
+  connection: Promise<Connection>,
   downloads: Promise<RemoteDownloads | undefined>,
 ): Promise<void> {
-  bridgeUploads(await connectionOf(browser));
+  bridgeUploads(await connection);
   await downloads;
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { BrowserApi } from '../../src/browser-api/index.js';
 import { connectRemote, launchRemote, puppeteer, sessionOf } from '../../src/puppeteer/index.js';
-import { bridgeTransfers, downloadOptions } from '../../src/puppeteer/transfers.js';
+import { bridgeTransfers, connectionOf, downloadOptions } from '../../src/puppeteer/transfers.js';
 import { openRemoteFeatures, type RemoteFeatures } from '../../src/remote-cdp/remote-features.js';
 import { eventually } from '../helpers/pages.js';
 import {
@@ -212,7 +212,7 @@ async function bridgeOver(
     downloads: downloadOptions(behavior),
   });
   features.adopt(browser);
-  await Promise.all([features.ready(), bridgeTransfers(browser, features.downloads)]);
+  await Promise.all([features.ready(), bridgeTransfers(connectionOf(browser), features.downloads)]);
   return features;
 }
 
