@@ -523,11 +523,12 @@ test('would run next', async ({ page }) => {
 
   it('a test that times out while its successor is warming: the next test passes, nothing left', async () => {
     // The successor's answer comes after the test's timeout: its worker is replaced mid-create.
-    // (A 5 s timeout and a 10 s hold: the run waits for the held answer, so both stay short.)
-    await holdSuccessorCreate(10_000);
+    // (A 3 s timeout and a 7 s hold: the run waits for the held answer, so both stay short. The
+    // create starts after the test did, so its answer comes at least 4 s after the timeout.)
+    await holdSuccessorCreate(7_000);
     const ledgerDir = ledgerFor();
     const dir = writeSuite('reliability-prewarm-timeout', {
-      'playwright.config.ts': config('timeout: 5_000,'),
+      'playwright.config.ts': config('timeout: 3_000,'),
       'a.spec.ts': `import { expect, test } from 'remote-browser/test';
 
 test('times out', async ({ page }) => {
