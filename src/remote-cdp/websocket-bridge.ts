@@ -32,6 +32,7 @@
  * tabs there at the start (written with the attach, no round trip), flat for a held page.
  */
 import { nodeCrypto } from '../http/node-builtins.js';
+import type { CdpCall } from './cdp-channel.js';
 import type { ExposedHosts } from './host-patterns.js';
 import { holdNewPages } from './page-hold.js';
 import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
@@ -43,6 +44,21 @@ import { PageSession } from './websocket-page-session.js';
 const BINDING = '__remoteBrowserWebSocket';
 /** The isolated world the binding lives in. */
 const WORLD = 'remote-browser-websockets';
+
+/** The commands that put the bridge in a page: sent with the attach, before anything else. */
+function setupOf(scripts: { main: string; isolated: string }): CdpCall[] {
+  return [
+    // Chromium runs scripts to evaluate on new documents only for sessions with Page enabled.
+    { method: 'Page.enable' },
+    { method: 'Runtime.enable' },
+    { method: 'Runtime.addBinding', params: { name: BINDING, executionContextName: WORLD } },
+    { method: 'Page.addScriptToEvaluateOnNewDocument', params: { source: scripts.main } },
+    {
+      method: 'Page.addScriptToEvaluateOnNewDocument',
+      params: { source: scripts.isolated, worldName: WORLD },
+    },
+  ];
+}
 
 /** A running bridge (startWebSocketBridge()). */
 export interface WebSocketBridge {
@@ -71,7 +87,13 @@ export async function startWebSocketBridge(
   };
   const scripts = webSocketPageScripts(config);
   const pages = new Map<string, PageSession>();
-  const options = { hosts, world: WORLD, binding: BINDING, down: config.down, scripts };
+  const options = {
+    hosts,
+    world: WORLD,
+    binding: BINDING,
+    down: config.down,
+    setup: setupOf(scripts),
+  };
   const track = (targetId: string, page: PageSession) => {
     pages.set(targetId, page);
     // Its session ended without the page (a reopened connection): the page is attached again

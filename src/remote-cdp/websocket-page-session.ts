@@ -24,25 +24,8 @@ export interface PageSessionOptions {
   binding: string;
   /** The DOM event socket events are delivered to the page with. */
   down: string;
-  scripts: { main: string; isolated: string };
-}
-
-/** The commands that put the bridge in a page: sent with the attach, before anything else. */
-function bridgeSetup(options: PageSessionOptions): CdpCall[] {
-  return [
-    // Chromium runs scripts to evaluate on new documents only for sessions with Page enabled.
-    { method: 'Page.enable' },
-    { method: 'Runtime.enable' },
-    {
-      method: 'Runtime.addBinding',
-      params: { name: options.binding, executionContextName: options.world },
-    },
-    { method: 'Page.addScriptToEvaluateOnNewDocument', params: { source: options.scripts.main } },
-    {
-      method: 'Page.addScriptToEvaluateOnNewDocument',
-      params: { source: options.scripts.isolated, worldName: options.world },
-    },
-  ];
+  /** The commands that put the bridge in a page (the same for every page: websocket-bridge.ts). */
+  setup: readonly CdpCall[];
 }
 
 export class PageSession {
@@ -66,8 +49,8 @@ export class PageSession {
     const notBridged = (error: unknown) =>
       debug(`WebSockets of page ${targetId} not bridged: ${(error as Error).message}`);
     const attach = held
-      ? { session: held, setupDone: sendAll(held, bridgeSetup(options)) }
-      : cdp.attach(targetId, bridgeSetup(options));
+      ? { session: held, setupDone: sendAll(held, options.setup) }
+      : cdp.attach(targetId, options.setup);
     const session = attach.session;
     attach.setupDone.catch(notBridged);
     // A launch returns once the tabs there have the scripts (ready()): the user's first
