@@ -54,15 +54,7 @@ describe('holdNewPages', () => {
     });
     expect(autoAttach?.sessionId).toBeUndefined();
 
-    const again = await CdpConnection.open(`ws://127.0.0.1:${browserPort()}/devtools/browser/x`);
-    try {
-      const before = browser.received.length;
-      await cdp.reopen(again.channel());
-      const replayed = browser.received.slice(before).map((m) => m.method);
-      expect(replayed).toContain('Target.setAutoAttach');
-    } finally {
-      again.close();
-    }
+    expect(await replayedOnReopen()).toContain('Target.setAutoAttach');
   });
 
   it("writes the holder's first commands, then the resume, on the page's flat session, and routes its events there", async () => {
@@ -120,16 +112,9 @@ describe('holdNewPages', () => {
     await tick();
     expect(seen).toEqual([]);
 
-    const again = await CdpConnection.open(`ws://127.0.0.1:${browserPort()}/devtools/browser/x`);
-    try {
-      const before = browser.received.length;
-      await cdp.reopen(again.channel());
-      const replayed = browser.received.slice(before).map((m) => m.method);
-      expect(replayed).toContain('Target.setDiscoverTargets');
-      expect(replayed).not.toContain('Target.setAutoAttach');
-    } finally {
-      again.close();
-    }
+    const replayed = await replayedOnReopen();
+    expect(replayed).toContain('Target.setDiscoverTargets');
+    expect(replayed).not.toContain('Target.setAutoAttach');
   });
 
   it('resumes and detaches a held page no holder keeps', async () => {
@@ -290,6 +275,18 @@ describe('holdNewPages', () => {
     }
   });
 });
+
+/** The methods `cdp` sends again when it moves onto a new connection to the same browser. */
+async function replayedOnReopen(): Promise<string[]> {
+  const again = await CdpConnection.open(`ws://127.0.0.1:${browserPort()}/devtools/browser/x`);
+  try {
+    const before = browser.received.length;
+    await cdp.reopen(again.channel());
+    return browser.received.slice(before).map((m) => m.method);
+  } finally {
+    again.close();
+  }
+}
 
 function browserPort(): number {
   return (browser.http.address() as import('node:net').AddressInfo).port;
