@@ -5,7 +5,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** Inputs of `npm run build`: a change in any of them makes dist/ stale. */
-const INPUTS = ['src', 'tsup.config.ts', 'package.json', 'tsconfig.json'];
+const INPUTS = ['src', 'tsup.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json'];
 
 /** @param {string} path @returns {string[]} */
 function files(path) {
