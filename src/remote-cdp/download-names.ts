@@ -72,35 +72,35 @@ function taken(path: string): NodeJS.ErrnoException {
  */
 export async function moveExclusive(from: string, to: string): Promise<void> {
   const fs = nodeFsPromises();
-  try {
-    await fs.link(from, to);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (code === 'EEXIST') throw taken(to);
-    if (!NO_LINK.has(code)) throw error;
+  if (!(await linkExclusive(from, to))) {
     const companion = nodePath().join(
       nodePath().dirname(to),
       `.${nodeCrypto().randomUUID()}.crdownload`,
     );
     await fs.copyFile(from, companion, nodeFs().constants.COPYFILE_EXCL);
     try {
-      await fs.link(companion, to).catch(async (linkError: NodeJS.ErrnoException) => {
-        if (linkError.code === 'EEXIST') throw taken(to);
-        if (!NO_LINK.has(linkError.code ?? '')) throw linkError;
-        if (
-          await fs.stat(to).then(
-            () => true,
-            () => false,
-          )
-        )
-          throw taken(to);
+      if (!(await linkExclusive(companion, to))) {
+        if (await fs.stat(to).then(Boolean, () => false)) throw taken(to);
         await fs.rename(companion, to);
-      });
+      }
     } finally {
       await fs.rm(companion, { force: true });
     }
   }
   await fs.unlink(from);
+}
+
+/** Hard-links `to` to `from`: false where the file system cannot join the two; EEXIST as taken(). */
+async function linkExclusive(from: string, to: string): Promise<boolean> {
+  try {
+    await nodeFsPromises().link(from, to);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') throw taken(to);
+    if (NO_LINK.has(code)) return false;
+    throw error;
+  }
 }
 
 /**
