@@ -59,14 +59,13 @@ const NET_ERRORS: Record<string, Protocol.Network.ErrorReason> = {
 const warned = new Set<string>();
 
 /**
- * Starts serving the exposed `hosts` from this machine. Its `Fetch.enable` joins the setup
+ * Starts serving the exposed `hosts` (not empty) from this machine. Its `Fetch.enable` joins the setup
  * batch (`cdp.ready()`); the returned function stops it.
  */
 export async function startNetworkTunnel(
   cdp: RemoteCdp,
   hosts: ExposedHosts,
 ): Promise<() => Promise<void>> {
-  if (hosts.empty) return async () => {};
   const { Agent } = await loadUndici();
   // `localhost` names are this machine's loopback, never another machine's (loopback-names.ts).
   const agent = new Agent({ keepAliveTimeout: 10_000, connect: { lookup: loopbackFirstLookup } });

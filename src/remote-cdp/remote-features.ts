@@ -58,14 +58,14 @@ export async function startRemoteFeatures(
 }
 
 /**
- * The exposeNetwork features (tunnel and WebSocket bridge) on `cdp` for `hosts` (parsed once,
- * here, for both); returns how to stop them.
+ * The exposeNetwork features (tunnel and WebSocket bridge) on `cdp` for `hosts` (not empty,
+ * parsed once by the caller for both); returns the bridge and how to stop both.
  */
 async function startNetworkFeatures(
   cdp: RemoteCdp,
   hosts: ExposedHosts,
   holdNewPages: boolean,
-): Promise<{ stop: () => Promise<void>; bridge: WebSocketBridge | undefined }> {
+): Promise<{ stop: () => Promise<void>; bridge: WebSocketBridge }> {
   // The tunnel and the bridge (undici, ws, zod, node:dns/http/crypto) load with the first
   // browser that starts them, alongside its connection's opening: importing an adapter loads
   // none of them (test/package/entry-isolation.test.ts).
@@ -79,7 +79,7 @@ async function startNetworkFeatures(
     startNetworkTunnel(cdp, hosts),
   ]);
   const stop = async () => {
-    await Promise.all([bridge?.stop(), stopTunnel()]);
+    await Promise.all([bridge.stop(), stopTunnel()]);
   };
   return { stop, bridge };
 }
@@ -169,8 +169,12 @@ export function openRemoteFeatures(cdpUrl: string, options: OpenFeaturesOptions)
   lost.catch(() => {});
   const close = () => {
     closing ??= (async () => {
-      const [host, bridge, stop] = await started.catch(() => [undefined, undefined, undefined]);
-      await Promise.allSettled([stop?.(), bridge?.close()]);
+      const [host, downloadBridge, stop] = await started.catch(() => [
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      await Promise.allSettled([stop?.(), downloadBridge?.close()]);
       await host?.close();
       // Not opened yet, opened after a failed start, or reopened: closed either way.
       await connection.then((conn) => conn.close()).catch(() => {});

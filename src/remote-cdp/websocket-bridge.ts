@@ -71,13 +71,12 @@ export interface WebSocketBridge {
   stop(): Promise<void>;
 }
 
-/** Starts bridging the WebSockets of pages on `hosts` to this machine; undefined: nothing exposed. */
+/** Starts bridging the WebSockets of pages on `hosts` (not empty) to this machine. */
 export async function startWebSocketBridge(
   cdp: RemoteCdp,
   hosts: ExposedHosts,
   holdPages = false,
-): Promise<WebSocketBridge | undefined> {
-  if (hosts.empty) return undefined;
+): Promise<WebSocketBridge> {
   const nonce = nodeCrypto().randomUUID();
   const config = {
     patterns: hosts.fetchPatterns.map((p) => urlPatternRegex(p.urlPattern ?? '*').source),
