@@ -1,6 +1,8 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll } from 'vitest';
 
 /**
@@ -17,4 +19,30 @@ export function useTempDirs(): (prefix: string) => Promise<string> {
     made.push(dir);
     return dir;
   };
+}
+
+/** How many processes have `entry` (`NAME=value`) in their environment (Linux /proc; 0 elsewhere). */
+export function processesWithEnv(entry: string): number {
+  let count = 0;
+  for (const pid of existsSync('/proc') ? readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) count++;
+    } catch {}
+  }
+  return count;
+}
+
+/**
+ * Removes `dir`, the ledger dir (REMOTE_BROWSER_CACHE_DIR) of child processes, once none of
+ * them runs with it any more (at most `withinMs`): the watchdog of a SIGKILLed child appends
+ * its last ledger line after the DELETE a test waited for, and a removal meanwhile fails with
+ * ENOTEMPTY. The removal itself still retries on that.
+ */
+export async function removeLedgerDir(dir: string, withinMs = 30_000): Promise<void> {
+  const until = Date.now() + withinMs;
+  while (processesWithEnv(`REMOTE_BROWSER_CACHE_DIR=${dir}`) > 0 && Date.now() < until) {
+    await sleep(100);
+  }
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }

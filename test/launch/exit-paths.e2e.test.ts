@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js'
 import { reapSessions } from '../../src/launch/reap.js';
 import { withEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/pages.js';
+import { removeLedgerDir } from '../helpers/temp-dirs.js';
 import { type ChildScript, runChildScript } from './child-script.js';
 
 let emu: EmulatorHandle;
@@ -20,9 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await emu?.close();
-  // A watchdog child of a test may still append its last ledger line (after the DELETE it
-  // waited for) while the dir goes: retry, as rmdir then fails with ENOTEMPTY.
-  rmSync(cacheDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  if (cacheDir) await removeLedgerDir(cacheDir);
 });
 
 interface Child {

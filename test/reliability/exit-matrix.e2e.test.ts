@@ -19,6 +19,7 @@ import { reapSessions } from '../../src/launch/reap.js';
 import { configFile } from '../fixture/harness.js';
 import { runSuite, writeSuite } from '../fixture/inline-suite.js';
 import { eventually } from '../helpers/pages.js';
+import { processesWithEnv } from '../helpers/temp-dirs.js';
 import { RejectionWatch } from './helpers.js';
 
 const CHILD = new URL('./fixtures/exit-child.ts', import.meta.url).pathname;
@@ -135,18 +136,6 @@ async function exitOf(child: Child, withinMs = 30_000) {
  * reap over the child's ledger. Asserts the exit path left nothing running, that the reap's
  * `ended` counts only sessions that were running, and that nothing is running afterwards.
  */
-/** How many processes have `entry` in their environment (Linux /proc; 0 elsewhere). */
-function processesWithEnv(entry: string): number {
-  let count = 0;
-  for (const pid of existsSync('/proc') ? readdirSync('/proc') : []) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) count++;
-    } catch {}
-  }
-  return count;
-}
-
 async function expectCleanAfter(child: Child, settleMs = 15_000): Promise<void> {
   await eventually(async () => (await running()) === 0, settleMs, 'the exit path').catch(
     () => undefined,
