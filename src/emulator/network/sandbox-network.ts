@@ -11,8 +11,10 @@ import {
   DEVTOOLS_SOCKET,
   EXIT_SOCKET,
   forwarderScript,
+  sandboxedCommand,
   sandboxLaunch,
 } from '../runtime/sandbox.js';
+import { bootSandbox } from '../runtime/sandbox-process.js';
 import { type ExitProxy, type ExitTls, openExitProxy } from './exit-proxy.js';
 import type { Internet } from './internet.js';
 
@@ -32,14 +34,19 @@ export type SandboxNetwork = SandboxConfig & SessionSandbox;
 
 export function sandboxNetwork(sandbox: SandboxConfig): SandboxNetwork {
   let forwarder = sandbox.forwarder;
+  const boot = (executable: string, tempDir: string, userDataDir: string) => {
+    forwarder ??= forwarderScript();
+    return bootSandbox(
+      sandboxLaunch({ bwrap: sandbox.bwrap, executable, tempDir, userDataDir, forwarder }),
+    );
+  };
   return {
     ...sandbox,
-    async isolate(spec, tempDir, userDataDir) {
+    boot,
+    async isolate(spec, tempDir, userDataDir, booted) {
       const identity = spec.exitIdentity;
       if (!identity)
         throw new Error(`session ${spec.sessionId}: a sandboxed launch needs its exit identity`);
-      forwarder ??= forwarderScript();
-      const script = forwarder;
       const hostDir = hostSocketDir(tempDir);
       await mkdir(hostDir, { mode: 0o700 });
       // Beside a temp dir outside the work dir (a long TMPDIR), it needs its own removal at exit.
@@ -59,16 +66,10 @@ export function sandboxNetwork(sandbox: SandboxConfig): SandboxNetwork {
       }
       const socketPath = join(hostDir, DEVTOOLS_SOCKET);
       return {
-        launcher: (executable, chromiumArgs) =>
-          sandboxLaunch({
-            bwrap: sandbox.bwrap,
-            executable,
-            chromiumArgs,
-            tempDir,
-            userDataDir,
-            exitSpki: sandbox.exitSpki,
-            forwarder: script,
-          }),
+        launcher: (chromium, chromiumArgs) =>
+          (booted ?? boot(chromium, tempDir, userDataDir)).run(
+            sandboxedCommand(chromium, chromiumArgs, sandbox.exitSpki),
+          ),
         devtools: { socketPath },
         devtoolsReady: (timeoutMs) =>
           claimSocket(join(tempDir, DEVTOOLS_SOCKET), socketPath, timeoutMs),

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { findChromium, findFfmpeg } from './find-executables.js';
 import type { SessionSandbox } from './isolated-network.js';
 import { pidAlive, removeOnExit } from './process-groups.js';
-import { launchBrowser } from './running-browser.js';
+import { type LaunchConfig, launchBrowser } from './running-browser.js';
+import { spareSandbox } from './session-dirs.js';
 import type { BrowserRuntime, RunningBrowser, RuntimeOptions } from './types.js';
 
 // Ten sessions launching at once on two cores take several seconds each; one alone takes <1 s.
@@ -34,8 +35,11 @@ export async function createBrowserRuntime(
     actionTimeoutMs: options.actionTimeoutMs ?? ACTION_TIMEOUT_MS,
     recordingFps: options.recordingFps ?? 5,
     launchTimeoutMs: options.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
-    ...(sandbox ? { sandbox } : {}),
   };
+  // Sandboxed, the next session's sandbox is booted ahead, once a first session was asked for.
+  const sandboxed: LaunchConfig = sandbox
+    ? { ...config, sandbox, spare: spareSandbox(config, sandbox) }
+    : config;
 
   const browsers = new Set<RunningBrowser>();
   /** Every pid launched and not yet seen gone; liveProcessCount asks the OS about each. */
@@ -46,7 +50,13 @@ export async function createBrowserRuntime(
     recordingsOffReason: ffmpeg.path === undefined ? ffmpeg.reason : undefined,
     chromiumPath,
     async launch(spec) {
-      const browser = await launchBrowser(spec, config);
+      let browser: RunningBrowser;
+      try {
+        browser = await launchBrowser(spec, sandboxed);
+      } finally {
+        // After this start, not beside it: two cores are busy enough with one Chromium's.
+        sandboxed.spare?.refill();
+      }
       browsers.add(browser);
       pids.add(browser.pid);
       const end = browser.end;
@@ -75,7 +85,10 @@ export async function createBrowserRuntime(
       return count;
     },
     async shutdown() {
-      await Promise.allSettled([...browsers].map((browser) => browser.stop()));
+      await Promise.allSettled([
+        ...[...browsers].map((browser) => browser.stop()),
+        sandboxed.spare?.close(),
+      ]);
       if (ownWorkDir) await rm(workDir, { recursive: true, force: true });
       forgetWorkDir();
     },

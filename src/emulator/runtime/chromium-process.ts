@@ -76,11 +76,11 @@ export interface ChromiumProcess {
   kill(): Promise<void>;
 }
 
-/** Wraps Chromium's command line into another one that starts it (`isolation: 'remote'`). */
-export type ChromiumLauncher = (
-  executable: string,
-  args: string[],
-) => { command: string; args: string[]; env: NodeJS.ProcessEnv };
+/**
+ * Starts Chromium's command line some other way (a sandbox, `isolation: 'remote'`): the process
+ * that runs it, in a process group of its own, with Chromium's stderr on a pipe.
+ */
+export type ChromiumLauncher = (executable: string, args: string[]) => ChildProcess;
 
 const STDERR_LINES_KEPT = 15;
 
@@ -93,20 +93,13 @@ export async function spawnChromium(
   /** What actually runs Chromium (a sandbox, runtime/sandbox.ts); default: Chromium itself. */
   launcher?: ChromiumLauncher,
 ): Promise<ChromiumProcess> {
-  const launch = launcher?.(executable, chromiumArgs(userDataDir));
-  const child: ChildProcess = spawn(
-    launch?.command ?? executable,
-    launch?.args ?? chromiumArgs(userDataDir),
-    {
-      detached: true,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      ...(launch
-        ? { env: launch.env }
-        : tempDir
-          ? { env: { ...process.env, TMPDIR: tempDir } }
-          : {}),
-    },
-  );
+  const child: ChildProcess = launcher
+    ? launcher(executable, chromiumArgs(userDataDir))
+    : spawn(executable, chromiumArgs(userDataDir), {
+        detached: true,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        ...(tempDir ? { env: { ...process.env, TMPDIR: tempDir } } : {}),
+      });
   const pid = child.pid;
   if (pid === undefined) {
     // spawn reports ENOENT/EACCES asynchronously through 'error'.
@@ -117,10 +110,13 @@ export async function spawnChromium(
 
   let exitedFlag = false;
   const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => {
+    const done = () => {
       exitedFlag = true;
       resolve();
-    });
+    };
+    // A launcher's process (a spare sandbox) may have exited before it was handed over.
+    if (child.exitCode !== null || child.signalCode !== null) done();
+    else child.once('exit', done);
   });
   // Keep a few recent lines for launch errors, and keep draining stderr for the process's whole
   // life: a full pipe would block Chromium's logging thread.

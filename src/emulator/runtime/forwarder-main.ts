@@ -1,7 +1,8 @@
 /**
  * The forwarder's process entry, built to `dist/sandbox-forwarder.js` (tsup.config.ts) and run
- * by node inside the sandbox: `node sandbox-forwarder.js`, everything else in its environment.
+ * by node inside the sandbox: `node sandbox-forwarder.js`, its options in its environment and
+ * Chromium's command line on its stdin.
  */
-import { commandFromEnv, forwarderOptionsFromEnv, runForwarder } from './forwarder.js';
+import { forwarderOptionsFromEnv, readCommand, runForwarder } from './forwarder.js';
 
-void runForwarder(forwarderOptionsFromEnv(process.env), commandFromEnv(process.env));
+void runForwarder(forwarderOptionsFromEnv(process.env), readCommand(process.stdin));

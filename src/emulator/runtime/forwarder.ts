@@ -1,6 +1,7 @@
 /**
  * The sandbox's forwarder: the one process of a session's sandbox besides Chromium, and its
- * parent. It starts Chromium, listens, then lives exactly as long as it:
+ * parent. It listens, starts Chromium once its command line comes on stdin, then lives exactly
+ * as long as it:
  * - `127.0.0.1:<proxyPort>` inside the sandbox (Chromium's `--proxy-server`) is piped to the
  *   exit's unix socket, the only way out of the sandbox;
  * - a unix socket in the session's temp dir is piped to Chromium's DevTools port inside the
@@ -12,7 +13,7 @@
  * `dist/sandbox-forwarder.js` is bound read-only into the sandbox, and nothing else of the
  * project is visible there.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -90,9 +91,9 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
 }
 
 /**
- * What the forwarder's process is given, all in its environment: its options, and Chromium's
- * command line as a JSON array (`RB_COMMAND`), so the forwarder's own argv is only its file and
- * no process but Chromium carries Chromium's flags.
+ * What the forwarder's process is given in its environment: its options. Chromium's command line
+ * comes later, on its stdin (readCommand), so a sandbox can be started before its session is
+ * asked for, and no process but Chromium carries Chromium's flags.
  */
 export function forwarderOptionsFromEnv(env: NodeJS.ProcessEnv): ForwarderOptions {
   return {
@@ -103,11 +104,23 @@ export function forwarderOptionsFromEnv(env: NodeJS.ProcessEnv): ForwarderOption
   };
 }
 
-/** Chromium's command line from `RB_COMMAND`. */
-export function commandFromEnv(env: NodeJS.ProcessEnv): string[] {
-  const command: unknown = JSON.parse(readEnv(env, 'RB_COMMAND'));
-  if (!Array.isArray(command) || !command.every((arg) => typeof arg === 'string')) {
-    throw new Error('RB_COMMAND is not a JSON array of strings');
+/** Chromium's command line: all of `input` (the forwarder's stdin), a JSON array of strings. */
+export async function readCommand(input: AsyncIterable<string | Buffer>): Promise<string[]> {
+  let text = '';
+  for await (const chunk of input) text += String(chunk);
+  if (!text) throw new Error('no command came on stdin');
+  let command: unknown;
+  try {
+    command = JSON.parse(text);
+  } catch {
+    throw new Error('the command on stdin is not JSON');
+  }
+  if (
+    !Array.isArray(command) ||
+    command.length === 0 ||
+    !command.every((arg) => typeof arg === 'string')
+  ) {
+    throw new Error('the command on stdin is not a JSON array of strings');
   }
   return command;
 }
@@ -122,54 +135,57 @@ function readEnv(env: NodeJS.ProcessEnv, name: string): string {
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 
 /**
- * The forwarder's process: starts `command` (Chromium) with stdio inherited (its DevTools line
- * reaches the host on stderr), listens, and exits when a listener fails or Chromium exits.
+ * The forwarder's process: listens, waits for `command` (Chromium's, which may come long after:
+ * a spare sandbox), starts it with stdio inherited (its DevTools line reaches the host on
+ * stderr), and exits when a listener fails or Chromium exits.
  */
 export async function runForwarder(
   options: ForwarderOptions,
-  command: readonly string[],
+  command: Promise<readonly string[]>,
   /** How it ends; default: the process exits. In-process (tests) it neither exits nor takes signals. */
   exit?: (code: number) => void,
 ): Promise<void> {
   const asProcess = exit === undefined;
   exit ??= (code) => process.exit(code);
   const say = (reason: string) => process.stderr.write(`${FORWARDER_MARK} ${reason}\n`);
-  const [executable, ...args] = command;
-  if (!executable) {
-    say('no command to run');
-    exit(1);
-    return;
-  }
-  // Chromium first: it takes far longer to start than the listeners, whose first client comes
-  // after its DevTools line (the host waits for the socket: isolated-network.ts claimSocket).
-  const child = spawn(executable, args, { stdio: 'inherit' });
-  // Stopping the sandbox stops Chromium first.
+  let child: ChildProcess | undefined;
+  // Stopping the sandbox stops Chromium first; before Chromium, it just ends.
   if (asProcess) {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-      process.on(signal, () => child.kill(signal));
+      process.on(signal, () => (child ? child.kill(signal) : exit(128 + SIGNALS[signal]!)));
     }
   }
-  let forwarder: Forwarder | undefined;
-  child.on('error', (error) => {
-    say(`could not start Chromium: ${error.message}`);
-    exit(1);
-  });
-  child.on('exit', (code, signal) => {
-    say(`Chromium exited (${signal ? `signal ${signal}` : `code ${code}`})`);
-    void forwarder?.close();
-    exit(code ?? 128 + (SIGNALS[signal ?? ''] ?? 0));
-  });
+  let forwarder: Forwarder;
   try {
     forwarder = await startForwarder(options);
   } catch (error) {
     say(`could not listen on ${(error as Error).message}`);
-    child.removeAllListeners('exit');
-    child.kill('SIGKILL');
     exit(1);
     return;
   }
+  let argv: readonly string[];
+  try {
+    argv = await command;
+  } catch (error) {
+    say(`no command to run: ${(error as Error).message}`);
+    await forwarder.close();
+    exit(1);
+    return;
+  }
+  const [executable, ...args] = argv;
+  const started = spawn(executable!, args, { stdio: 'inherit' });
+  child = started;
+  started.on('error', (error) => {
+    say(`could not start Chromium: ${error.message}`);
+    exit(1);
+  });
+  started.on('exit', (code, signal) => {
+    say(`Chromium exited (${signal ? `signal ${signal}` : `code ${code}`})`);
+    void forwarder.close();
+    exit(code ?? 128 + (SIGNALS[signal ?? ''] ?? 0));
+  });
   void forwarder.failed.then((reason) => {
     say(reason);
-    child.kill('SIGKILL');
+    started.kill('SIGKILL');
   });
 }

@@ -14,12 +14,26 @@
 import { lstat, rename, rm } from 'node:fs/promises';
 import type { ChromiumLauncher } from './chromium-process.js';
 import type { DevtoolsEndpoint } from './devtools-endpoint.js';
+import type { BootedSandbox } from './sandbox-process.js';
 import type { LaunchSpec } from './types.js';
 
 /** Every sandboxed launch goes through it: the emulator makes one (network/setup.ts). */
 export interface SessionSandbox {
-  /** The session's exit and sockets, in and beside `tempDir` (its sandbox's /tmp). */
-  isolate(spec: LaunchSpec, tempDir: string, userDataDir: string): Promise<IsolatedNetwork>;
+  /**
+   * Starts a sandbox for Chromium at `executable` on these dirs (its /tmp and /profile) before
+   * its session is known: the runtime's spare (runtime/sandbox-process.ts).
+   */
+  boot(executable: string, tempDir: string, userDataDir: string): BootedSandbox;
+  /**
+   * The session's exit and sockets, in and beside `tempDir` (its sandbox's /tmp); its launcher
+   * runs Chromium in `booted`, a spare booted on these dirs, or else in a sandbox of its own.
+   */
+  isolate(
+    spec: LaunchSpec,
+    tempDir: string,
+    userDataDir: string,
+    booted?: BootedSandbox,
+  ): Promise<IsolatedNetwork>;
 }
 
 export interface IsolatedNetwork {

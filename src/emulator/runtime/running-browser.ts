@@ -1,18 +1,17 @@
 /** One session's browser: Chromium, the runtime's CDP connection, page actions, screencast, recording. */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rmdir } from 'node:fs/promises';
 import { createDebug } from '../../http/debug.js';
 import { type CdpConnection, connectRuntimeCdp } from './cdp-client.js';
-import { type ChromiumProcess, chromiumTempDir, spawnChromium } from './chromium-process.js';
+import { type ChromiumProcess, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
 import type { DevtoolsEndpoint } from './devtools-endpoint.js';
 import type { IsolatedNetwork, SessionSandbox } from './isolated-network.js';
 import { createPageActions } from './page-actions.js';
-import { removeOnExit } from './process-groups.js';
 import { Recorder } from './recorder.js';
 import { FORWARDER_MARK } from './sandbox.js';
+import type { BootedSandbox, SpareSandbox } from './sandbox-process.js';
 import { Screencast } from './screencast.js';
+import { type Profile, prepareProfile } from './session-dirs.js';
 import type { EndedBrowser, LaunchSpec, RecordingFile, RunningBrowser } from './types.js';
 
 const debug = createDebug('emulator:runtime');
@@ -27,14 +26,20 @@ export interface LaunchConfig {
   launchTimeoutMs: number;
   /** Set when sessions run sandboxed (`isolation: 'remote'`). */
   sandbox?: SessionSandbox;
+  /** The sandbox booted ahead for the next throwaway profile (spareSandbox()). */
+  spare?: SpareSandbox<Profile>;
 }
 
 export async function launchBrowser(
   spec: LaunchSpec,
   config: LaunchConfig,
 ): Promise<RunningBrowser> {
-  const profile = await prepareProfile(spec, config);
-  const network = config.sandbox ? await isolateOrUndo(spec, config.sandbox, profile) : undefined;
+  // A throwaway profile starts in the spare sandbox, booted ahead on dirs of its own.
+  const spare = spec.userDataDir === undefined ? config.spare?.take() : undefined;
+  const profile = spare?.dirs ?? (await prepareProfile(spec.userDataDir, config));
+  const network = config.sandbox
+    ? await isolateOrUndo(spec, config.sandbox, profile, spare?.sandbox)
+    : undefined;
   const { chromium, cdp, currentPage, devtools, browserWsPath } = await startDriven(
     config,
     profile,
@@ -119,40 +124,6 @@ export async function launchBrowser(
   return browser;
 }
 
-interface Profile {
-  /** `<workDir>/s-<random>`: the throwaway profile and the recording's frames live here. */
-  sessionDir: string;
-  userDataDir: string;
-  throwawayProfile: boolean;
-  tempDir: string | undefined;
-  /** Removes Chromium's temp dir, and the profile unless it is a kept one. */
-  removeProfile(): Promise<void>;
-}
-
-async function prepareProfile(spec: LaunchSpec, config: LaunchConfig): Promise<Profile> {
-  // Not named after the session: its path reaches Chromium's and ffmpeg's argv, which `ps`
-  // shows every local user, and a session id is not for them.
-  const sessionDir = join(config.workDir, `s-${randomBytes(9).toString('base64url')}`);
-  const throwawayProfile = spec.userDataDir === undefined;
-  const userDataDir = spec.userDataDir ?? join(sessionDir, 'profile');
-  await mkdir(userDataDir, { recursive: true });
-  const tempDir = await chromiumTempDir(config.workDir);
-  // Outside the work dir (a long TMPDIR) it needs its own removal if the process dies first.
-  const forgetTempDir =
-    tempDir && !tempDir.startsWith(config.workDir) ? removeOnExit(tempDir) : () => {};
-  return {
-    sessionDir,
-    userDataDir,
-    throwawayProfile,
-    tempDir,
-    async removeProfile() {
-      if (tempDir) await rm(tempDir, { recursive: true, force: true });
-      forgetTempDir();
-      if (throwawayProfile) await rm(userDataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** Chromium up, the runtime's CDP connection on it, and a page to act on; nothing left on failure. */
 async function startDriven(
   config: LaunchConfig,
@@ -205,18 +176,23 @@ async function startDriven(
   }
 }
 
-/** The session's exit and DevTools socket; the profile is removed if they cannot be opened. */
+/**
+ * The session's exit and DevTools socket; the profile (and the spare sandbox `booted` on it) is
+ * removed if they cannot be opened.
+ */
 async function isolateOrUndo(
   spec: LaunchSpec,
   sandbox: SessionSandbox,
   profile: Profile,
+  booted: BootedSandbox | undefined,
 ): Promise<IsolatedNetwork> {
   try {
     if (!profile.tempDir) {
       throw new Error('no temp dir path short enough for the sandbox sockets was found');
     }
-    return await sandbox.isolate(spec, profile.tempDir, profile.userDataDir);
+    return await sandbox.isolate(spec, profile.tempDir, profile.userDataDir, booted);
   } catch (error) {
+    await booted?.kill();
     await profile.removeProfile();
     throw error;
   }

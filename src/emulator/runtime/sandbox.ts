@@ -71,15 +71,12 @@ export interface SandboxLaunch {
 
 export interface SandboxSpec {
   bwrap: string;
-  /** Chromium's args as for a plain launch (chromiumArgs()). */
-  chromiumArgs: string[];
+  /** Chromium's executable: its install dir is bound in read-only. */
   executable: string;
   /** The session's own temp dir on the host: the sandbox's /tmp, HOME and the sockets. */
   tempDir: string;
   /** The profile dir on the host: the sandbox's /profile. */
   userDataDir: string;
-  /** base64 SPKI hash of the exit's leaf key: Chromium trusts the exit's https certificates. */
-  exitSpki: string;
   /** The built forwarder on the host (forwarderScript()). */
   forwarder: string;
 }
@@ -165,7 +162,10 @@ function namespaces(extraDirs: readonly string[]): string[] {
   ];
 }
 
-/** The bwrap command that runs the forwarder and, below it, Chromium in a sandbox of their own. */
+/**
+ * The bwrap command that runs the forwarder in a sandbox of its own; Chromium's command line
+ * (sandboxedCommand) goes to the forwarder's stdin, maybe later (runtime/sandbox-process.ts).
+ */
 export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
   const node = realpathSync(process.execPath);
   const chromium = realpathSync(spec.executable);
@@ -199,9 +199,6 @@ export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
     '--setenv',
     'RB_DEVTOOLS_PORT',
     String(SANDBOX_DEVTOOLS_PORT),
-    '--setenv',
-    'RB_COMMAND',
-    JSON.stringify([spec.executable, ...sandboxedChromiumArgs(spec.chromiumArgs, spec.exitSpki)]),
     '--ro-bind',
     spec.forwarder,
     SANDBOX_FORWARDER,
@@ -212,13 +209,18 @@ export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
   return { command: spec.bwrap, args, env: { LANG: process.env.LANG ?? 'C.UTF-8' } };
 }
 
-/** The plain launch's args with the sandbox's profile, DevTools port and exit. */
-function sandboxedChromiumArgs(args: string[], exitSpki: string): string[] {
+/**
+ * Chromium's command line in the sandbox: the plain launch's args with the sandbox's profile,
+ * DevTools port and exit, whose https certificates it trusts by `exitSpki` (base64 SPKI hash of
+ * the exit's leaf key).
+ */
+export function sandboxedCommand(executable: string, args: string[], exitSpki: string): string[] {
   const kept = args.filter(
     (arg) => !arg.startsWith('--user-data-dir=') && !arg.startsWith('--remote-debugging-port='),
   );
   const url = kept.pop() ?? 'about:blank';
   return [
+    executable,
     ...kept,
     `--user-data-dir=${SANDBOX_PROFILE}`,
     `--remote-debugging-port=${SANDBOX_DEVTOOLS_PORT}`,

@@ -8,11 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  commandFromEnv,
   FORWARDER_MARK,
   forwarderOptionsFromEnv,
+  readCommand,
   runForwarder,
   startForwarder,
 } from '../../../src/emulator/runtime/forwarder.js';
@@ -125,11 +126,11 @@ describe('runForwarder', () => {
         // The command reaches the forwarder's DevTools socket once it listens, beside it.
         void runForwarder(
           { devtoolsSocket, ...rest },
-          [
+          Promise.resolve([
             process.execPath,
             '-e',
             `const net = require('net'); const tryIt = (n) => net.connect(${JSON.stringify(devtoolsSocket)}).on('connect', () => process.exit(3)).on('error', () => n > 0 ? setTimeout(() => tryIt(n - 1), 20) : process.exit(4)); tryIt(100)`,
-          ],
+          ]),
           resolve,
         );
       });
@@ -142,7 +143,7 @@ describe('runForwarder', () => {
     }
   });
 
-  it('exits 1 with its reason and ends the command when it cannot listen', async () => {
+  it('exits 1 with its reason and never starts the command when it cannot listen', async () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       const taken = await echo('taken', 0);
@@ -151,12 +152,12 @@ describe('runForwarder', () => {
       const code = await new Promise<number>((resolve) => {
         void runForwarder(
           settings,
-          // Would write the marker after 5 s: it is killed long before.
-          [
+          // Would write the marker at once: it is never started.
+          Promise.resolve([
             process.execPath,
             '-e',
-            `setTimeout(() => require('fs').writeFileSync(${JSON.stringify(marker)}, ''), 5000)`,
-          ],
+            `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+          ]),
           resolve,
         );
       });
@@ -169,9 +170,62 @@ describe('runForwarder', () => {
       stderr.mockRestore();
     }
   });
+
+  it('listens before its command comes, and starts nothing until it does (a spare sandbox)', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const settings = await options();
+      const marker = join(dir, 'started');
+      let give!: (command: string[]) => void;
+      const command = new Promise<string[]>((resolve) => {
+        give = resolve;
+      });
+      const exited = new Promise<number>((resolve) => {
+        void runForwarder(settings, command, resolve);
+      });
+      // Its DevTools socket takes connections while no command has come.
+      const connected = await new Promise<boolean>((resolve) => {
+        const tryIt = (n: number) =>
+          connect(settings.devtoolsSocket)
+            .on('connect', function (this: Socket) {
+              this.destroy();
+              resolve(true);
+            })
+            .on('error', () => (n > 0 ? setTimeout(() => tryIt(n - 1), 10) : resolve(false)));
+        tryIt(100);
+      });
+      expect(connected).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(existsSync(marker)).toBe(false);
+      give([process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`]);
+      expect(await exited).toBe(0);
+      expect(existsSync(marker)).toBe(true);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it('exits 1 with its reason when no command comes, and leaves no listener', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const settings = await options();
+      const code = await new Promise<number>((resolve) => {
+        void runForwarder(settings, readCommand(Readable.from([])), resolve);
+      });
+      expect(code).toBe(1);
+      expect(stderr.mock.calls.map(([line]) => String(line))).toContain(
+        `${FORWARDER_MARK} no command to run: no command came on stdin\n`,
+      );
+      // Its port is free again.
+      const again = await startForwarder(settings);
+      await again.close();
+    } finally {
+      stderr.mockRestore();
+    }
+  });
 });
 
-describe('forwarderOptionsFromEnv', () => {
+describe('forwarderOptionsFromEnv and readCommand', () => {
   it('reads its four settings and names a missing one', () => {
     const env = {
       RB_EXIT_SOCKET: '/tmp/exit.sock',
@@ -190,15 +244,20 @@ describe('forwarderOptionsFromEnv', () => {
     );
   });
 
-  it("reads Chromium's command line as a JSON array and refuses anything else", () => {
-    expect(commandFromEnv({ RB_COMMAND: '["/usr/bin/chromium","--headless"]' })).toEqual([
+  it("reads Chromium's command line from stdin as a JSON array and refuses anything else", async () => {
+    const read = (...chunks: string[]) => readCommand(Readable.from(chunks));
+    // In as many chunks as the pipe makes of it.
+    expect(await read('["/usr/bin/chromium",', '"--headless"]')).toEqual([
       '/usr/bin/chromium',
       '--headless',
     ]);
-    expect(() => commandFromEnv({ RB_COMMAND: '{"a":1}' })).toThrow(
-      'RB_COMMAND is not a JSON array of strings',
+    await expect(read('{"a":1}')).rejects.toThrow(
+      'the command on stdin is not a JSON array of strings',
     );
-    expect(() => commandFromEnv({})).toThrow('RB_COMMAND is not set');
+    await expect(read('[]')).rejects.toThrow('not a JSON array of strings');
+    await expect(read('["a", 1]')).rejects.toThrow('not a JSON array of strings');
+    await expect(read('["a"')).rejects.toThrow('the command on stdin is not JSON');
+    await expect(read()).rejects.toThrow('no command came on stdin');
   });
 
   it('marks its lines as the host reads them', () => {

@@ -2,8 +2,8 @@
  * What a session's sandbox holds, tried from inside as a page (or a client with the session's
  * CDP, which may navigate anywhere) would, on the default isolation ('remote') and with the
  * emulator running as root, as in CI: the host's secrets are not there, the browser is nobody,
- * the host's DevTools socket is not in the sandbox, and the forwarder's death ends the session
- * with its reason in the emulator's log.
+ * the host's DevTools socket is not in the sandbox, a sandbox booted ahead of its session holds
+ * the same, and the forwarder's death ends the session with its reason in the emulator's log.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -15,8 +15,8 @@ import { client } from '../helpers/emulator.js';
 
 const sandbox = await probeSandbox();
 
-/** Pids of this process's descendants. */
-function descendants(): number[] {
+/** Each process's parent pid, as /proc shows them now. */
+function parentsNow(): Map<number, number> {
   const parents = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -27,6 +27,12 @@ function descendants(): number[] {
       // Gone since the listing.
     }
   }
+  return parents;
+}
+
+/** Pids of this process's descendants. */
+function descendants(): number[] {
+  const parents = parentsNow();
   const tree = [process.pid];
   for (let i = 0; i < tree.length; i++) {
     for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
@@ -43,6 +49,17 @@ function descendantsRunning(script: string): number[] {
       return false;
     }
   });
+}
+
+/**
+ * The sandboxes' forwarders below us: those running a session's Chromium, and the spare (booted
+ * ahead, no Chromium below it yet).
+ */
+function forwarders(): { running: number[]; spare: number[] } {
+  const parents = parentsNow();
+  const all = descendantsRunning('/forwarder.js');
+  const hasChild = (pid: number) => [...parents.values()].includes(pid);
+  return { running: all.filter(hasChild), spare: all.filter((pid) => !hasChild(pid)) };
 }
 
 describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
@@ -151,13 +168,31 @@ describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
     expect(imports.map(([, from]) => from).sort()).toEqual(['child_process', 'events', 'net']);
   });
 
+  it('starts the next session in the spare sandbox booted after the last start, which holds as well', async () => {
+    await withPage(async () => {});
+    // A second after a start, the emulator boots the next session's sandbox ahead of it.
+    await eventually(async () => forwarders().spare.length === 1, 20_000, 'a spare sandbox');
+    const [spare] = forwarders().spare;
+    expect(forwarders().running).toEqual([]);
+    await withPage(async (page) => {
+      expect(forwarders().running).toEqual([spare]);
+      expect(readFileSync(`/proc/${spare}/uid_map`, 'utf8').trim().split(/\s+/)[0]).toBe('65534');
+      expect(await open(page, 'file:///etc/shadow')).toMatch(/ERR_FILE_NOT_FOUND/);
+      // Its own fresh /tmp: the exit of this session only.
+      const listing = await open(page, 'file:///tmp/');
+      expect(listing).toContain('exit.sock');
+      expect(listing).not.toContain('devtools.sock');
+      expect(await open(page, 'http://exit.test/')).toContain('"ip"');
+    });
+  });
+
   it("ends the session with the reason in the log when the sandbox's forwarder is killed", async () => {
     const api = client(emu.url, emu.token);
     const created = await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } });
     const id: string = created.body.data.id;
-    const forwarders = descendantsRunning('/forwarder.js');
-    expect(forwarders).toHaveLength(1);
-    process.kill(forwarders[0]!, 'SIGKILL');
+    const { running } = forwarders();
+    expect(running).toHaveLength(1);
+    process.kill(running[0]!, 'SIGKILL');
     await eventually(
       async () => (await api('GET', `/sessions/${id}`)).body.data.status !== 'running',
       20_000,
