@@ -6,6 +6,8 @@
  * the same, and the forwarder's death ends the session with its reason in the emulator's log.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../../src/emulator/index.js';
@@ -184,6 +186,34 @@ describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
       expect(listing).not.toContain('devtools.sock');
       expect(await open(page, 'http://exit.test/')).toContain('"ip"');
     });
+  });
+
+  it('sends nothing out of its own at start: no network time query, no search preconnect', async () => {
+    // Google's hosts on the emulator's internet, served here: whatever Chromium fetches by itself
+    // reaches this server through the session's exit.
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.headers.host}${req.url}`);
+      res.end();
+    });
+    server.on('connection', () => seen.push('a connection'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (const host of [
+        'clients2.google.com',
+        'www.google.com',
+        'optimizationguide-pa.googleapis.com',
+      ]) {
+        await emu.admin.publish(host, `http://127.0.0.1:${port}`);
+      }
+      await withPage(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      });
+      expect(seen).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 
   it("ends the session with the reason in the log when the sandbox's forwarder is killed", async () => {
