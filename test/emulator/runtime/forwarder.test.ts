@@ -9,7 +9,7 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import {
   FORWARDER_MARK,
   forwarderOptionsFromEnv,
@@ -111,6 +111,15 @@ describe('startForwarder', () => {
 });
 
 describe('runForwarder', () => {
+  /** What it says on stderr (kept off the test output). */
+  let stderr: MockInstance<typeof process.stderr.write>;
+  beforeEach(() => {
+    stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => {
+    stderr.mockRestore();
+  });
+
   const options = async () => ({
     exitSocket: join(dir, 'exit.sock'),
     proxyPort: await freePort(),
@@ -119,109 +128,89 @@ describe('runForwarder', () => {
   });
 
   it('runs the command after listening and exits with its status, saying so', async () => {
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      const { devtoolsSocket, ...rest } = await options();
-      const code = await new Promise<number>((resolve) => {
-        // The command reaches the forwarder's DevTools socket once it listens, beside it.
-        void runForwarder(
-          { devtoolsSocket, ...rest },
-          Promise.resolve([
-            process.execPath,
-            '-e',
-            `const net = require('net'); const tryIt = (n) => net.connect(${JSON.stringify(devtoolsSocket)}).on('connect', () => process.exit(3)).on('error', () => n > 0 ? setTimeout(() => tryIt(n - 1), 20) : process.exit(4)); tryIt(100)`,
-          ]),
-          resolve,
-        );
-      });
-      expect(code).toBe(3);
-      expect(stderr.mock.calls.map(([line]) => String(line))).toContain(
-        `${FORWARDER_MARK} Chromium exited (code 3)\n`,
+    const { devtoolsSocket, ...rest } = await options();
+    const code = await new Promise<number>((resolve) => {
+      // The command reaches the forwarder's DevTools socket once it listens, beside it.
+      void runForwarder(
+        { devtoolsSocket, ...rest },
+        Promise.resolve([
+          process.execPath,
+          '-e',
+          `const net = require('net'); const tryIt = (n) => net.connect(${JSON.stringify(devtoolsSocket)}).on('connect', () => process.exit(3)).on('error', () => n > 0 ? setTimeout(() => tryIt(n - 1), 20) : process.exit(4)); tryIt(100)`,
+        ]),
+        resolve,
       );
-    } finally {
-      stderr.mockRestore();
-    }
+    });
+    expect(code).toBe(3);
+    expect(stderr.mock.calls.map(([line]) => String(line))).toContain(
+      `${FORWARDER_MARK} Chromium exited (code 3)\n`,
+    );
   });
 
   it('exits 1 with its reason and never starts the command when it cannot listen', async () => {
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      const taken = await echo('taken', 0);
-      const marker = join(dir, 'started');
-      const settings = { ...(await options()), proxyPort: (taken.address() as AddressInfo).port };
-      const code = await new Promise<number>((resolve) => {
-        void runForwarder(
-          settings,
-          // Would write the marker at once: it is never started.
-          Promise.resolve([
-            process.execPath,
-            '-e',
-            `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
-          ]),
-          resolve,
-        );
-      });
-      expect(code).toBe(1);
-      const said = stderr.mock.calls.map(([line]) => String(line)).join('');
-      expect(said).toMatch(new RegExp(`^${FORWARDER_MARK} could not listen on the exit's port`));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(existsSync(marker)).toBe(false);
-    } finally {
-      stderr.mockRestore();
-    }
+    const taken = await echo('taken', 0);
+    const marker = join(dir, 'started');
+    const settings = { ...(await options()), proxyPort: (taken.address() as AddressInfo).port };
+    const code = await new Promise<number>((resolve) => {
+      void runForwarder(
+        settings,
+        // Would write the marker at once: it is never started.
+        Promise.resolve([
+          process.execPath,
+          '-e',
+          `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+        ]),
+        resolve,
+      );
+    });
+    expect(code).toBe(1);
+    const said = stderr.mock.calls.map(([line]) => String(line)).join('');
+    expect(said).toMatch(new RegExp(`^${FORWARDER_MARK} could not listen on the exit's port`));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('listens before its command comes, and starts nothing until it does (a spare sandbox)', async () => {
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      const settings = await options();
-      const marker = join(dir, 'started');
-      let give!: (command: string[]) => void;
-      const command = new Promise<string[]>((resolve) => {
-        give = resolve;
-      });
-      const exited = new Promise<number>((resolve) => {
-        void runForwarder(settings, command, resolve);
-      });
-      // Its DevTools socket takes connections while no command has come.
-      const connected = await new Promise<boolean>((resolve) => {
-        const tryIt = (n: number) =>
-          connect(settings.devtoolsSocket)
-            .on('connect', function (this: Socket) {
-              this.destroy();
-              resolve(true);
-            })
-            .on('error', () => (n > 0 ? setTimeout(() => tryIt(n - 1), 10) : resolve(false)));
-        tryIt(100);
-      });
-      expect(connected).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(existsSync(marker)).toBe(false);
-      give([process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`]);
-      expect(await exited).toBe(0);
-      expect(existsSync(marker)).toBe(true);
-    } finally {
-      stderr.mockRestore();
-    }
+    const settings = await options();
+    const marker = join(dir, 'started');
+    let give!: (command: string[]) => void;
+    const command = new Promise<string[]>((resolve) => {
+      give = resolve;
+    });
+    const exited = new Promise<number>((resolve) => {
+      void runForwarder(settings, command, resolve);
+    });
+    // Its DevTools socket takes connections while no command has come.
+    const connected = await new Promise<boolean>((resolve) => {
+      const tryIt = (n: number) =>
+        connect(settings.devtoolsSocket)
+          .on('connect', function (this: Socket) {
+            this.destroy();
+            resolve(true);
+          })
+          .on('error', () => (n > 0 ? setTimeout(() => tryIt(n - 1), 10) : resolve(false)));
+      tryIt(100);
+    });
+    expect(connected).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(existsSync(marker)).toBe(false);
+    give([process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`]);
+    expect(await exited).toBe(0);
+    expect(existsSync(marker)).toBe(true);
   });
 
   it('exits 1 with its reason when no command comes, and leaves no listener', async () => {
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      const settings = await options();
-      const code = await new Promise<number>((resolve) => {
-        void runForwarder(settings, readCommand(Readable.from([])), resolve);
-      });
-      expect(code).toBe(1);
-      expect(stderr.mock.calls.map(([line]) => String(line))).toContain(
-        `${FORWARDER_MARK} no command to run: no command came on stdin\n`,
-      );
-      // Its port is free again.
-      const again = await startForwarder(settings);
-      await again.close();
-    } finally {
-      stderr.mockRestore();
-    }
+    const settings = await options();
+    const code = await new Promise<number>((resolve) => {
+      void runForwarder(settings, readCommand(Readable.from([])), resolve);
+    });
+    expect(code).toBe(1);
+    expect(stderr.mock.calls.map(([line]) => String(line))).toContain(
+      `${FORWARDER_MARK} no command to run: no command came on stdin\n`,
+    );
+    // Its port is free again.
+    const again = await startForwarder(settings);
+    await again.close();
   });
 });
 
