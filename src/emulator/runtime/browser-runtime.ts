@@ -28,7 +28,7 @@ export async function createBrowserRuntime(
     : await mkdtemp(join(tmpdir(), 'remote-browser-emulator-'));
   // A crash or Ctrl-C before shutdown() must not leave the dir (and Chromium's temp dirs in it).
   const forgetWorkDir = ownWorkDir ? removeOnExit(workDir) : () => {};
-  const config = {
+  const config: LaunchConfig = {
     chromiumPath,
     ffmpegPath: ffmpeg.path,
     workDir,
@@ -36,10 +36,11 @@ export async function createBrowserRuntime(
     recordingFps: options.recordingFps ?? 5,
     launchTimeoutMs: options.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
   };
-  // Sandboxed, the next session's sandbox is booted ahead, once a first session was asked for.
-  const sandboxed: LaunchConfig = sandbox
-    ? { ...config, sandbox, spare: spareSandbox(config, sandbox) }
-    : config;
+  if (sandbox) {
+    config.sandbox = sandbox;
+    // The next session's sandbox is booted ahead, once a first session was asked for.
+    config.spare = spareSandbox(config, sandbox);
+  }
 
   const browsers = new Set<RunningBrowser>();
   /** Every pid launched and not yet seen gone; liveProcessCount asks the OS about each. */
@@ -52,10 +53,10 @@ export async function createBrowserRuntime(
     async launch(spec) {
       let browser: RunningBrowser;
       try {
-        browser = await launchBrowser(spec, sandboxed);
+        browser = await launchBrowser(spec, config);
       } finally {
         // After this start, not beside it: two cores are busy enough with one Chromium's.
-        sandboxed.spare?.refill();
+        config.spare?.refill();
       }
       browsers.add(browser);
       pids.add(browser.pid);
@@ -87,7 +88,7 @@ export async function createBrowserRuntime(
     async shutdown() {
       await Promise.allSettled([
         ...[...browsers].map((browser) => browser.stop()),
-        sandboxed.spare?.close(),
+        config.spare?.close(),
       ]);
       if (ownWorkDir) await rm(workDir, { recursive: true, force: true });
       forgetWorkDir();
