@@ -34,6 +34,11 @@ export function chromiumArgs(userDataDir: string): string[] {
     // preconnect to the search engine. In a sandbox each one went through the session's exit in
     // the emulator's process right while the client connected (P10's connect: 1.7x 'none').
     '--disable-features=NetworkTimeServiceQuerying,OptimizationHints,AimEnabled,PreconnectToSearch',
+    // And an on-demand component check (the Optimization Guide's on-device model manifest, app
+    // ceofaddefefcbblgcgnibnonglccbfja) that --disable-component-update does not stop and no
+    // feature switch turns off: its update server is a port Chromium refuses to use (9 is on
+    // its restricted-ports list), so the check fails inside Chromium and sends nothing.
+    '--component-updater=url-source=http://127.0.0.1:9/',
   ];
   // Chromium refuses to start its sandbox as root (containers, CI).
   if (process.getuid?.() === 0) args.push('--no-sandbox');
