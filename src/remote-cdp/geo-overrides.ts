@@ -102,23 +102,23 @@ const WORKERS_ONLY: Protocol.Target.TargetFilter = [
 ];
 
 /**
- * The workers and service workers the tab `targetId` creates from now on, each held by Chromium
- * until it has its overrides: `Target.autoAttachRelated` with `waitForDebuggerOnStart` on the
- * browser-level session attaches each one flat, paused; the overrides and then
+ * Holds the workers and service workers of the tabs `hold(targetId)` names, each one held by
+ * Chromium until it has its overrides: `Target.autoAttachRelated` with `waitForDebuggerOnStart` on
+ * the browser-level session attaches each one flat, paused; the overrides and then
  * `Runtime.runIfWaitingForDebugger` go out on that flat session in one write. Measured (Chromium
  * 156, Playwright's default context): a worker does not start before every FLAT auto-attacher
  * that holds it resumed it, so this holds even when Playwright's own session resumes it first;
  * a non-flat auto-attach (`Target.setAutoAttach` with `flatten: false`) holds nothing once
  * Playwright resumed the worker, whose first script then read `en-US` whenever our overrides were
- * later than Playwright's resume. Sent without waiting for its answer: no round trip. Returns how
- * to detach the held sessions.
+ * later than Playwright's resume. `hold()` is sent without waiting for its answer (no round trip),
+ * and again for the same tab after a reopened connection, which forgets it. One listener takes
+ * every held tab's workers, each with the fields its own context leaves to geo.
  */
-function holdWorkersOf(
+function workerHold(
   cdp: RemoteCdp,
-  targetId: string,
   geo: ResolvedGeo,
-  own: ReadonlySet<GeoField> | undefined,
-): () => Promise<void> {
+  options: TargetGeoOptions,
+): { hold(targetId: string): void; release(): Promise<void> } {
   const held = new Set<TargetSession>();
   const stopAttached = cdp.on('Target.attachedToTarget', (e) => {
     // On our own connection this auto-attach holds workers; our explicit attaches hold nothing,
@@ -129,21 +129,24 @@ function holdWorkersOf(
     held.add(session);
     void session.closed.then(() => held.delete(session));
     void sendGeo(session, [
-      ...geoCommands(geo, e.targetInfo.type, own),
+      ...geoCommands(geo, e.targetInfo.type, options.own?.(e.targetInfo)),
       { method: 'Runtime.runIfWaitingForDebugger' },
     ]);
   });
-  void sendGeo(cdp, [
-    {
-      method: 'Target.autoAttachRelated',
-      params: { targetId, waitForDebuggerOnStart: true, filter: WORKERS_ONLY },
+  return {
+    hold: (targetId) =>
+      void sendGeo(cdp, [
+        {
+          method: 'Target.autoAttachRelated',
+          params: { targetId, waitForDebuggerOnStart: true, filter: WORKERS_ONLY },
+        },
+      ]),
+    release: async () => {
+      stopAttached();
+      const sessions = [...held];
+      held.clear();
+      await Promise.all(sessions.map((session) => session.detach()));
     },
-  ]);
-  return async () => {
-    stopAttached();
-    const sessions = [...held];
-    held.clear();
-    await Promise.all(sessions.map((session) => session.detach()));
   };
 }
 
@@ -165,7 +168,9 @@ export async function applyGeoToTargets(
   options: TargetGeoOptions,
 ): Promise<() => Promise<void>> {
   const sessions = new Map<string, Promise<TargetSession | undefined>>();
-  const releases: (() => Promise<void>)[] = [];
+  /** The tabs there at start (the session's own): their workers are held, after a reopen too. */
+  const ownTabs = new Set<string>();
+  let workers: ReturnType<typeof workerHold> | undefined;
   let stopped = false;
   /** `atStart`: a target there when geo starts (the session's own tab), not one announced later. */
   const cover = (target: RemoteTarget, atStart = false): Promise<unknown> | undefined => {
@@ -183,12 +188,16 @@ export async function applyGeoToTargets(
     // The session's own tab also takes its workers and service workers as they are created,
     // held until they have their overrides: set long before any of its frames navigates. A page
     // announced later (a popup) is not, since its iframes are attached at that very moment.
-    const holdWorkers = atStart && target.type === 'page';
-    if (holdWorkers && cdp.speaksFlat) releases.push(holdWorkersOf(cdp, target.targetId, geo, own));
+    if (atStart && target.type === 'page') ownTabs.add(target.targetId);
+    const holdWorkers = ownTabs.has(target.targetId);
+    if (holdWorkers && cdp.speaksFlat) {
+      workers ??= workerHold(cdp, geo, options);
+      workers.hold(target.targetId);
+    }
     const attached = answered.then(
       () => {
         void sendGeo(session, commands);
-        // On a library's session (no flat sessions): auto-attached, not held (holdWorkersOf).
+        // On a library's session (no flat sessions): auto-attached, not held (workerHold).
         if (holdWorkers && !cdp.speaksFlat) {
           session.on('Target.attachedToTarget', (child) => {
             void sendGeo(
@@ -222,6 +231,7 @@ export async function applyGeoToTargets(
   });
   const stopDestroyed = cdp.on('Target.targetDestroyed', (e: { targetId: string }) => {
     sessions.delete(e.targetId);
+    ownTabs.delete(e.targetId);
   });
   await Promise.all([...cdp.targets.values()].map((target) => cover(target, true)));
   return async () => {
@@ -230,9 +240,6 @@ export async function applyGeoToTargets(
     stopDestroyed();
     const all = [...sessions.values()];
     sessions.clear();
-    await Promise.all([
-      ...all.map(async (s) => (await s)?.detach()),
-      ...releases.splice(0).map((release) => release()),
-    ]);
+    await Promise.all([...all.map(async (s) => (await s)?.detach()), workers?.release()]);
   };
 }

@@ -123,4 +123,57 @@ describe('applyGeoToTargets', () => {
       await browser.close();
     }
   });
+
+  it("holds the own tab's workers again on a reopened connection, once per worker", async () => {
+    const browser = new FakeBrowser();
+    browser.answer = (m) =>
+      m.method === 'Target.attachToTarget' ? { result: { sessionId: 'TAB' } } : { result: {} };
+    const url = await browser.listen();
+    const connection = await CdpConnection.open(url);
+    const cdp = RemoteCdp.open(connection.channel());
+    let again: CdpConnection | undefined;
+    try {
+      await cdp.ready();
+      const info = { title: '', url: 'about:blank', attached: false, canAccessOpener: false };
+      const tab = { ...info, targetId: 'T1', type: 'page' };
+      browser.emit('Target.targetCreated', { targetInfo: tab });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const stop = await applyGeoToTargets(cdp, GEO, { covers: () => true });
+      const holds = () =>
+        browser.received
+          .filter((m) => m.method === 'Target.autoAttachRelated')
+          .map((m) => m.params);
+      expect(holds()).toEqual([
+        expect.objectContaining({ targetId: 'T1', waitForDebuggerOnStart: true }),
+      ]);
+
+      // The connection drops; the new one announces the tab again (target discovery's replay).
+      again = await CdpConnection.open(url);
+      await cdp.reopen(again.channel());
+      browser.emit('Target.targetCreated', { targetInfo: tab });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(holds()).toHaveLength(2);
+      expect(holds()[1]).toMatchObject({ targetId: 'T1', waitForDebuggerOnStart: true });
+
+      // A worker the tab starts now is held and given its overrides, by one listener only.
+      browser.emit('Target.attachedToTarget', {
+        sessionId: 'W3',
+        targetInfo: { ...info, targetId: 'K3', type: 'worker' },
+        waitingForDebugger: true,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(browser.received.filter((m) => m.sessionId === 'W3').map((m) => m.method)).toEqual([
+        'Emulation.setTimezoneOverride',
+        'Emulation.setLocaleOverride',
+        'Emulation.setUserAgentOverride',
+        'Runtime.runIfWaitingForDebugger',
+      ]);
+      await stop();
+    } finally {
+      await cdp.close();
+      connection.close();
+      again?.close();
+      await browser.close();
+    }
+  });
 });
