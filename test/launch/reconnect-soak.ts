@@ -2,8 +2,9 @@
  * The reconnect soak: a pool-driven crawl of `pages` pages on an emulator in flaky-network mode.
  * Each worker takes a browser from the pool and crawls with it; a page whose browser dropped is
  * put back in the queue (as a framework retries the work a crashed browser had in flight) and
- * the worker asks the pool for a browser again. Takes the library as a parameter, so the same
- * crawl runs on another checkout's code (its numbers with delete-on-drop, for comparison).
+ * the worker asks the pool for a browser again. Half-way, one blip cuts every connection at
+ * once. Takes the library as a parameter, so the same crawl runs on another checkout's code (its
+ * numbers with delete-on-drop, for comparison).
  */
 import type { Browser } from 'playwright-core';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
@@ -78,6 +79,7 @@ export async function crawl(
   const pending = new Set<Promise<Browser>>();
   const deadline = Date.now() + DEADLINE_MS;
   let timedOut = false;
+  let blipped = false;
   const pastDeadline = () => {
     if (Date.now() > deadline) timedOut = true;
     return timedOut;
@@ -107,6 +109,12 @@ export async function crawl(
         const page = context.pages()[0] ?? (await within(context.newPage(), 'newPage()'));
         await page.goto(url, { timeout: 15_000 });
         crawled.add(url);
+        // Half-way, one blip cuts every session's connections, the ones in use too: the random
+        // cuts alone may all hit the pool's warm sessions, and then nothing is re-attached.
+        if (!blipped && crawled.size >= options.pages / 2) {
+          blipped = true;
+          void emu.admin.cutConnections().catch(() => {});
+        }
       } catch (error) {
         queue.push(url);
         retries++;
