@@ -8,11 +8,13 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { BrowserApi } from '../../src/browser-api/index.js';
+import { startDefaultContextGeo } from '../../src/playwright/geo.js';
 import { launchRemote } from '../../src/playwright/index.js';
 import { CdpClosedError } from '../../src/remote-cdp/cdp-connection.js';
 import { openRemoteFeatures, remoteCdpFor } from '../../src/remote-cdp/remote-features.js';
 import { startDevServer } from '../helpers/dev-server.js';
 import { useEmulatorAndSite } from '../helpers/emulator-site.js';
+import { startGeoSite } from '../helpers/geo-site.js';
 import { eventually } from '../helpers/pages.js';
 import { useCapturedWarnings } from '../helpers/warnings.js';
 
@@ -30,9 +32,10 @@ const warnings = useCapturedWarnings();
 
 /**
  * A WebSocket relay in front of one `cdp_url`: the features' connection goes through it, the
- * library's does not, so cutting its sockets drops the features' connection alone.
+ * library's does not, so cutting its sockets drops the features' connection alone. `delayMs`
+ * holds each message that long each way: the features' connection as far away as a real network.
  */
-async function startRelay(cdpUrl: string) {
+async function startRelay(cdpUrl: string, delayMs = 0) {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await once(server, 'listening');
   const sockets = new Set<WebSocket>();
@@ -50,14 +53,22 @@ async function startRelay(cdpUrl: string) {
         up.terminate();
       });
     }
-    client.on('message', (data) => {
-      if (up.readyState === WebSocket.OPEN) up.send(String(data));
-      else early.push(String(data));
-    });
+    // One delay for every message keeps their order.
+    const later = (send: () => void) => (delayMs > 0 ? setTimeout(send, delayMs) : send());
+    client.on('message', (data) =>
+      later(() => {
+        if (up.readyState === WebSocket.OPEN) up.send(String(data));
+        else early.push(String(data));
+      }),
+    );
     up.on('open', () => {
       for (const message of early.splice(0)) up.send(message);
     });
-    up.on('message', (data) => client.send(String(data)));
+    up.on('message', (data) =>
+      later(() => {
+        if (client.readyState === WebSocket.OPEN) client.send(String(data));
+      }),
+    );
   });
   const url = new URL(cdpUrl);
   url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -177,6 +188,53 @@ describe('openRemoteFeatures', () => {
       await features.close();
       await relay.close();
       await dev.close();
+      await api.sessions.end(session.id);
+    }
+  });
+
+  it("holds the tab's new workers for geo's overrides again once a dropped features connection reopened", async () => {
+    const site = await startGeoSite();
+    await env.emu.admin.publish('geo.test', site.origin);
+    const session = await api.sessions.create({});
+    // Playwright, close by, resumes a new worker long before a session of ours, 40 ms away each
+    // way, could attach to it and send its overrides: only a hold keeps the worker waiting.
+    const relay = await startRelay(session.cdp_url as string, 40);
+    const features = openRemoteFeatures(relay.url, {});
+    const browser = await chromium.connectOverCDP(session.cdp_url as string);
+    try {
+      await features.ready();
+      features.adopt(browser);
+      await startDefaultContextGeo(remoteCdpFor(browser, noOpen), {
+        config: Promise.resolve({}),
+        option: { timezoneId: 'Asia/Tokyo', locale: 'ja-JP' },
+      });
+      const page = browser.contexts()[0]?.pages()[0];
+      if (!page) throw new Error('the session has no tab');
+      const language = () => page.evaluate(() => navigator.language);
+      // A new dedicated worker's language as its first script reads it: set on the worker's own
+      // session (its zone it shares with the page's renderer).
+      const workerLanguage = () =>
+        page.evaluate(
+          () =>
+            new Promise<string>((resolve) => {
+              new Worker('/worker.js').onmessage = (e) => resolve(e.data.language);
+            }),
+        );
+      await page.goto('https://geo.test/');
+      expect(await workerLanguage()).toBe('ja-JP');
+
+      relay.cut();
+      await eventually(() => relay.accepted >= 2, 10_000, 'a second connection through the relay');
+      // The tab has its overrides again once the reopened connection attached to it...
+      await eventually(async () => (await language()) === 'ja-JP', 10_000, "the tab's language");
+      // ...and a worker it starts now is held until it has its own.
+      expect(await workerLanguage()).toBe('ja-JP');
+      expect(browser.isConnected()).toBe(true);
+    } finally {
+      await browser.close();
+      await features.close();
+      await relay.close();
+      await site.close();
       await api.sessions.end(session.id);
     }
   });
