@@ -218,6 +218,15 @@ describe.skipIf(!('bwrap' in sandbox))("a session's sandbox", () => {
     }
   });
 
+  it('runs no browser UI of its own: no omnibox popup WebUI beside the tab', async () => {
+    await withPage(async (page) => {
+      const cdp = await page.browser().target().createCDPSession();
+      const { targetInfos } = await cdp.send('Target.getTargets', { filter: [{}] });
+      expect(targetInfos.filter((t) => t.type === 'browser_ui').map((t) => t.url)).toEqual([]);
+      expect(targetInfos.filter((t) => t.type === 'page')).toHaveLength(1);
+    });
+  });
+
   it("ends the session with the reason in the log when the sandbox's forwarder is killed", async () => {
     const api = client(emu.url, emu.token);
     const created = await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } });
