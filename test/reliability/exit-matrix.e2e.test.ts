@@ -18,11 +18,12 @@ import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js'
 import { reapSessions } from '../../src/launch/reap.js';
 import { configFile } from '../fixture/harness.js';
 import { runSuite, writeSuite } from '../fixture/inline-suite.js';
+import { requireFreshDist } from '../helpers/fresh-dist.js';
 import { eventually } from '../helpers/pages.js';
 import { processesWithEnv } from '../helpers/temp-dirs.js';
 import { RejectionWatch } from './helpers.js';
 
-const CHILD = new URL('./fixtures/exit-child.ts', import.meta.url).pathname;
+const CHILD = new URL('./fixtures/exit-child.mjs', import.meta.url).pathname;
 const CREATE = { method: 'POST', path: '/api/v2/browser/sessions' } as const;
 
 let emu: EmulatorHandle;
@@ -31,6 +32,8 @@ let scratch: string;
 const rejections = new RejectionWatch();
 
 beforeAll(async () => {
+  // The children run the built package: never test an older build.
+  requireFreshDist();
   rejections.start();
   scratch = mkdtempSync(join(tmpdir(), 'rb-exit-matrix-'));
   emu = await startEmulator({ ffmpegPath: false });
@@ -73,7 +76,7 @@ function spawnChild(mode: string, extraEnv: Record<string, string> = {}): Child 
   const tmp = join(base, 'tmp');
   mkdirSync(ledgerDir, { recursive: true });
   mkdirSync(tmp, { recursive: true });
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+  const proc = spawn(process.execPath, [CHILD], {
     env: {
       ...process.env,
       CHILD_MODE: mode,
