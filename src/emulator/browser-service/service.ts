@@ -15,9 +15,10 @@ import type { ResolvedOptions } from '../options.js';
 import type {
   BrowserRuntime,
   CdpProxy,
+  CdpProxyOptions,
   CdpTargetResolver,
   LiveView,
-  RunningBrowser,
+  LiveViewOptions,
   RunningSession,
   SessionDirectory,
 } from '../runtime/index.js';
@@ -48,14 +49,8 @@ export interface BrowserServiceDeps {
   clock: EmulatorClock;
   store: Store;
   runtime: BrowserRuntime;
-  createProxy(options: {
-    publicOrigin: () => string;
-    resolve: CdpTargetResolver;
-    sessions: SessionDirectory;
-  }): CdpProxy;
-  createLiveView(options: {
-    resolve: (sessionId: string, token: string | undefined) => RunningBrowser | undefined;
-  }): LiveView;
+  createProxy(options: CdpProxyOptions): CdpProxy;
+  createLiveView(options: LiveViewOptions): LiveView;
   /** Folder for persistent profile dirs and synthetic recordings. */
   dataDir: string;
   /** `http://host:port` once listening. */
