@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { SessionConfigSchema } from '../../browser-api/schemas/sessions.js';
 import type { ClockTimer } from '../clock.js';
 import type { AccountLimits } from '../options.js';
-import type { RecordingFile, RunningBrowser } from '../runtime/index.js';
+import type { DebuggerAddress, RecordingFile, RunningBrowser } from '../runtime/index.js';
 import type { ExitIdentity } from '../runtime/types.js';
 
 export interface Account {
@@ -46,13 +46,6 @@ export type SessionConfig = z.input<typeof SessionConfigSchema> & {
   profile_id: string | null;
 };
 
-export interface DebuggerEndpoint {
-  address: string;
-  close(): Promise<void>;
-  /** Drops the clients' open websockets; the listener and the session stay. Returns how many. */
-  cutClients(): number;
-}
-
 export interface SessionRecord {
   id: string;
   accountId: string;
@@ -72,7 +65,7 @@ export interface SessionRecord {
   maxMs: number;
   lastActivityAt: number;
   timers: ClockTimer[];
-  debuggerEndpoint?: Promise<DebuggerEndpoint>;
+  debuggerEndpoint?: Promise<DebuggerAddress>;
   /**
    * Set once the end has started, so every path that ends a session shares one end; resolves
    * when Chromium is gone (what a DELETE waits for).
