@@ -1,7 +1,8 @@
 /** One session's browser: Chromium, the runtime's CDP connection, page actions, screencast, recording. */
 import { rmdir } from 'node:fs/promises';
 import { createDebug } from '../../http/debug.js';
-import { type CdpConnection, connectRuntimeCdp } from './cdp-client.js';
+import type { CdpConnection } from '../../remote-cdp/cdp-connection.js';
+import { connectRuntimeCdp } from './cdp-client.js';
 import { type ChromiumProcess, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
 import type { DevtoolsEndpoint } from './devtools-endpoint.js';
