@@ -117,20 +117,14 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   const directory: SessionDirectory = {
     running,
     anyRunning: () => {
-      for (const id of store.sessions.keys()) {
-        const found = running(id);
-        if (found) return found;
-      }
-      return undefined;
+      const session = store.runningSessions().find((s) => s.browser);
+      return session && running(session.id);
     },
   };
   const resolve: CdpTargetResolver = (sessionId, accessToken) => {
-    const found = running(sessionId);
     const session = store.sessions.get(sessionId);
-    if (!found || !session || !accessToken || !sameSecret(accessToken, session.accessToken)) {
-      return undefined;
-    }
-    return found;
+    const admitted = session && accessToken && sameSecret(accessToken, session.accessToken);
+    return admitted ? running(sessionId) : undefined;
   };
   const ctx: BrowserServiceContext = {
     options: deps.options,
@@ -191,15 +185,14 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
       addSyntheticRecording(ctx, accountId, sizeBytes),
     endAll: (reason) => sessions.endAll(reason),
     async cutConnections(sessionId) {
-      if (sessionId !== undefined) {
-        if (store.sessions.get(sessionId)?.status !== 'running') return undefined;
-        const sockets = await cutOne(sessionId);
-        return { sessions: sockets > 0 ? 1 : 0, sockets };
+      if (sessionId !== undefined && store.sessions.get(sessionId)?.status !== 'running') {
+        return undefined;
       }
+      const ids = sessionId !== undefined ? [sessionId] : store.runningSessions().map((s) => s.id);
       let cut = 0;
       let sockets = 0;
-      for (const session of store.runningSessions()) {
-        const count = await cutOne(session.id);
+      for (const id of ids) {
+        const count = await cutOne(id);
         sockets += count;
         if (count > 0) cut += 1;
       }
