@@ -55,12 +55,13 @@ export interface LaunchSpec {
   exitIdentity?: (connection: number) => ExitIdentity;
 }
 
-export interface PageInfo {
+/** A page target, as the browser service's `/sessions/{id}/pages` answers it. */
+export type PageInfo = {
   id: string;
   title: string;
   type: string;
   url: string;
-}
+};
 
 export interface RecordingFile {
   /** Absolute path of the encoded video. */
