@@ -27,7 +27,7 @@ export interface AdminDeps {
   /** The hosts a session's exit can reach (`POST /_emulator/internet` publishes one). */
   internet: Internet;
   /** Synthetic recordings; cuts of clients' websockets, sessions kept; the flaky mode. */
-  browser: Pick<BrowserService, 'addSyntheticRecording' | 'cutConnections' | 'flaky'>;
+  browser: Pick<BrowserService, 'addSyntheticRecording' | 'cutConnections' | 'flaky' | 'cutsMade'>;
 }
 
 export const ADMIN_PREFIX = '/_emulator';
@@ -77,7 +77,7 @@ export function emulatorState(ctx: AdminDeps) {
     profiles: store.profiles.size,
     accounts: store.accounts.size,
     pendingFaults: ctx.faults.list().length,
-    connectionCuts: ctx.browser.flaky.cuts,
+    connectionCuts: ctx.browser.cutsMade(),
     flakyMeanIntervalMs: ctx.browser.flaky.meanIntervalMs ?? null,
     recordingsAvailable: runtime.recordingsAvailable,
     ...(runtime.recordingsOffReason ? { recordingsOffReason: runtime.recordingsOffReason } : {}),

@@ -83,7 +83,9 @@ export interface BrowserService {
    */
   cutConnections(sessionId?: string): Promise<{ sessions: number; sockets: number } | undefined>;
   /** The "flaky network" mode: a cut of one random session's connections at random intervals. */
-  readonly flaky: FlakyNetwork & { readonly cuts: number };
+  readonly flaky: FlakyNetwork;
+  /** Cuts made since the emulator started (or the last reset), each counting one session. */
+  cutsMade(): number;
 }
 
 /** The route files of the API, one per resource of the spec, mounted under `/api/v2/browser`. */
@@ -198,15 +200,8 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
       }
       return { sessions: cut, sockets };
     },
-    flaky: {
-      get meanIntervalMs() {
-        return flaky.meanIntervalMs;
-      },
-      set: (meanIntervalMs) => flaky.set(meanIntervalMs),
-      get cuts() {
-        return connections.cuts;
-      },
-    },
+    flaky,
+    cutsMade: () => connections.cuts,
     async clearFiles() {
       await rm(join(deps.dataDir, 'profiles'), { recursive: true, force: true });
       await rm(join(deps.dataDir, SYNTHETIC_RECORDINGS_DIR), { recursive: true, force: true });
