@@ -1,21 +1,16 @@
 /** A small typed client of the admin API, handed out on the `startEmulator()` handle. */
 import { Agent, fetch as undiciFetch } from 'undici';
+import type { NewAccount as NewAccountInput } from './browser-service/store.js';
 import type { AccountLimits } from './options.js';
 import type { Fault, FaultSpec } from './server/faults.js';
+
+export type { NewAccountInput };
 
 export interface CreatedAccount {
   accountId: string;
   token: string;
   proxyPassword: string;
   apiKey: string;
-}
-
-export interface NewAccountInput {
-  /** Default true. */
-  purchased?: boolean;
-  /** Credits for the account service; default the emulator's `defaultBalance`. */
-  balance?: number;
-  limits?: Partial<AccountLimits>;
 }
 
 export interface AccountView {

@@ -26,12 +26,8 @@ export interface AdminDeps {
   defaultAccountId: string;
   /** The hosts a session's exit can reach (`POST /_emulator/internet` publishes one). */
   internet: Internet;
-  addSyntheticRecording(
-    accountId: string,
-    sizeBytes: number,
-  ): Promise<{ sessionId: string; recordingId: string }>;
-  /** Cuts clients' websockets, sessions kept; and the flaky mode (`connection-cuts.ts`). */
-  connections: Pick<BrowserService, 'cutConnections' | 'flaky'>;
+  /** Synthetic recordings; cuts of clients' websockets, sessions kept; the flaky mode. */
+  browser: Pick<BrowserService, 'addSyntheticRecording' | 'cutConnections' | 'flaky' | 'cutsMade'>;
 }
 
 export const ADMIN_PREFIX = '/_emulator';
@@ -81,8 +77,8 @@ export function emulatorState(ctx: AdminDeps) {
     profiles: store.profiles.size,
     accounts: store.accounts.size,
     pendingFaults: ctx.faults.list().length,
-    connectionCuts: ctx.connections.flaky.cuts,
-    flakyMeanIntervalMs: ctx.connections.flaky.meanIntervalMs ?? null,
+    connectionCuts: ctx.browser.cutsMade(),
+    flakyMeanIntervalMs: ctx.browser.flaky.meanIntervalMs ?? null,
     recordingsAvailable: runtime.recordingsAvailable,
     ...(runtime.recordingsOffReason ? { recordingsOffReason: runtime.recordingsOffReason } : {}),
     version: VERSION,
@@ -144,7 +140,7 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
       r.add('POST', '/recordings', async ({ body }) => {
         const input = parseBody(syntheticRecordingSchema, body);
         const accountId = input.accountId ?? ctx.defaultAccountId;
-        return { body: await ctx.addSyntheticRecording(accountId, input.sizeBytes) };
+        return { body: await ctx.browser.addSyntheticRecording(accountId, input.sizeBytes) };
       });
 
       // The emulator's internet: what a sandboxed session's exit can reach.
@@ -159,13 +155,13 @@ export function adminModule(ctx: AdminDeps, reset: () => Promise<void>): RouteMo
       // Cuts the clients' websockets of one session (or of all); the sessions keep running.
       r.add('POST', '/cut', async ({ body }) => {
         const { sessionId } = parseBody(cutSchema, body);
-        const cut = await ctx.connections.cutConnections(sessionId);
+        const cut = await ctx.browser.cutConnections(sessionId);
         if (!cut) throw notFound('Running session');
         return { body: cut };
       });
       r.add('POST', '/flaky', ({ body }) => {
         const { meanIntervalMs } = parseBody(flakySchema, body);
-        ctx.connections.flaky.set(meanIntervalMs);
+        ctx.browser.flaky.set(meanIntervalMs);
         return { body: { meanIntervalMs: meanIntervalMs ?? null } };
       });
 

@@ -61,18 +61,9 @@ export class EmulatorClock {
     return { cancel: () => this.#cancel(timer) };
   }
 
-  /** Runs `fn` after `ms` of emulator time. */
-  after(ms: number, fn: () => void): ClockTimer {
-    return this.at(this.now() + ms, fn);
-  }
-
   /** Cancels every timer (emulator shutdown). */
   cancelAll(): void {
     for (const timer of [...this.#pending]) this.#cancel(timer);
-  }
-
-  get pendingCount(): number {
-    return this.#pending.size;
   }
 
   #arm(timer: Pending): void {

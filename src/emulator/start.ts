@@ -185,8 +185,7 @@ function adminFor(
       runtime: parts.runtime,
       defaultAccountId,
       internet,
-      addSyntheticRecording: browser.addSyntheticRecording,
-      connections: browser,
+      browser,
     },
     reset,
   );
@@ -218,7 +217,8 @@ function closeOnce(
   server: Server,
   listening: Listening,
 ): () => Promise<void> {
-  return once(async () => {
+  let closing: Promise<void> | undefined;
+  const close = async () => {
     browser.flaky.set(undefined);
     await browser.endAll('emulator_closed');
     await account.idle();
@@ -229,7 +229,9 @@ function closeOnce(
     server.closeAllConnections();
     await new Promise<void>((done) => server.close(() => done()));
     await state.removeDataDir();
-  });
+  };
+  // Every call shares the first one's promise (close() from several places).
+  return () => (closing ??= close());
 }
 
 interface State {
@@ -255,15 +257,6 @@ async function createState(options: ResolvedOptions): Promise<State> {
       await rm(dataDir, { recursive: true, force: true });
       forgetDataDir();
     },
-  };
-}
-
-/** The first call runs `run`; every call shares its promise (close() from several places). */
-function once(run: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => {
-    running ??= run();
-    return running;
   };
 }
 

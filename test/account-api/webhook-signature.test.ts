@@ -8,7 +8,7 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../../src/account-api/index.js';
-import { signatureHeader } from '../../src/emulator/account-service/index.js';
+import { signatureHeader } from '../../src/emulator/account-service/signing.js';
 
 const OLD = 'whsec_b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQ=';
 const NEW = 'whsec_bmV3LW5ldy1uZXctbmV3LW5ldy1uZXc=';

@@ -17,20 +17,22 @@ describe('EmulatorClock', () => {
   it('fires a timer when the clock is advanced past it, in time order', () => {
     const clock = new EmulatorClock(() => 0);
     const fired: string[] = [];
-    clock.after(2_000, () => fired.push('late'));
-    clock.after(1_000, () => fired.push('early'));
+    clock.at(2_000, () => fired.push('late'));
+    clock.at(1_000, () => fired.push('early'));
     clock.advance(999);
     expect(fired).toEqual([]);
     clock.advance(5_000);
     expect(fired).toEqual(['early', 'late']);
-    expect(clock.pendingCount).toBe(0);
+    // Each fired once: advancing further fires nothing again.
+    clock.advance(5_000);
+    expect(fired).toEqual(['early', 'late']);
   });
 
   it('fires a timer when real time reaches it without any advance', async () => {
     vi.useFakeTimers();
     const clock = new EmulatorClock();
     const fn = vi.fn();
-    clock.after(1_000, fn);
+    clock.at(clock.now() + 1_000, fn);
     await vi.advanceTimersByTimeAsync(999);
     expect(fn).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
@@ -41,7 +43,7 @@ describe('EmulatorClock', () => {
     vi.useFakeTimers();
     const clock = new EmulatorClock();
     const fn = vi.fn();
-    clock.after(60_000, fn);
+    clock.at(clock.now() + 60_000, fn);
     clock.advance(30_000);
     await vi.advanceTimersByTimeAsync(29_999);
     expect(fn).not.toHaveBeenCalled();
@@ -52,7 +54,7 @@ describe('EmulatorClock', () => {
   it('never fires a cancelled timer', () => {
     const clock = new EmulatorClock(() => 0);
     const fn = vi.fn();
-    clock.after(10, fn).cancel();
+    clock.at(10, fn).cancel();
     clock.advance(100);
     expect(fn).not.toHaveBeenCalled();
   });

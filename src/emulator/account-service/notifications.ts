@@ -16,7 +16,7 @@ import type { AccountServiceContext } from './context.js';
 import type { NotificationRecord } from './state.js';
 import { NotificationAnswerSchema, NotificationIdSchema } from './wire-schemas.js';
 
-export interface NotificationInput {
+interface NotificationInput {
   category?: string | undefined;
   title?: string | undefined;
   message: string;

@@ -7,12 +7,8 @@ import type { RouteModule } from '../server/router.js';
 import { type AccountServiceOptions, resolveAccountOptions } from './account-options.js';
 import { registerAdminActionRoutes } from './admin-actions.js';
 import type { AccountServiceContext } from './context.js';
-import { type DeliveryResult, Events } from './events.js';
-import {
-  type NotificationInput,
-  pushNotification,
-  registerNotificationRoutes,
-} from './notifications.js';
+import { Events } from './events.js';
+import { registerNotificationRoutes } from './notifications.js';
 import { registerQueryRoutes } from './queries.js';
 import { hash32, seededRandom } from './random.js';
 import { AccountRateLimits } from './rate-limits.js';
@@ -33,10 +29,6 @@ export interface AccountService {
   readonly routes: RouteModule;
   /** Admin routes (events, notifications, purchases), mounted under `/_emulator`. */
   readonly adminRoutes: RouteModule;
-  /** Delivers an event to the account's subscribed webhooks. */
-  emit(accountId: string, type: string, data?: unknown): Promise<DeliveryResult[]>;
-  /** Queues an unread notification for the account. */
-  notify(accountId: string, input: NotificationInput): { notification_id: string };
   /** Resolves when every webhook delivery started so far has finished. */
   idle(): Promise<void>;
   /** Forgets batches, webhooks, notifications and rate windows (the emulator's reset). */
@@ -74,8 +66,6 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       prefix: '/_emulator',
       register: (routes) => registerAdminActionRoutes(routes, ctx),
     },
-    emit: (accountId, type, data) => events.emit(accountId, type, data ?? {}),
-    notify: (accountId, input) => pushNotification(ctx, accountId, input),
     idle: () => events.idle(),
     reset() {
       states.reset();

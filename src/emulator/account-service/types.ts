@@ -14,6 +14,7 @@ export type AccountClock = Pick<EmulatorClock, 'now' | 'nowIso' | 'at'>;
  */
 export interface AccountRecord {
   id: string;
+  /** The account service's credential (`Authorization: x-api-key <KEY>`). */
   apiKey: string;
   /** Whether the account has a completed credit-pack purchase (unlocks the query endpoints). */
   purchased: boolean;

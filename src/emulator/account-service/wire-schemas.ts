@@ -10,7 +10,6 @@
 import type { z } from 'zod';
 import { NOTIFICATION_ID, NotificationSchema } from '../../account-api/schemas/notifications.js';
 import {
-  type LocationSchema,
   ResultRowSchema,
   SubmitParamsSchema,
   SubmitResponseSchema,
@@ -83,7 +82,6 @@ export function submitSchema(options: ResolvedAccountOptions) {
   });
 }
 export type SubmitRequest = z.output<ReturnType<typeof submitSchema>>;
-export type SubmitLocation = z.output<typeof LocationSchema>;
 
 /** Create and replace (PUT): the client's rules, http(s) only, event types the service knows. */
 export const WebhookRequestSchema = lazySchema(() => {

@@ -8,12 +8,7 @@ import type { Store } from './store.js';
 
 export function accountDirectory(store: Store): AccountDirectory {
   return {
-    byApiKey: (apiKey) => {
-      for (const account of store.accounts.values()) {
-        if (account.apiKey === apiKey) return account;
-      }
-      return undefined;
-    },
+    byApiKey: (apiKey) => [...store.accounts.values()].find((a) => a.apiKey === apiKey),
     byId: (id) => store.accounts.get(id),
     list: () => store.accounts.values(),
   };

@@ -12,60 +12,36 @@
  */
 import { createHash } from 'node:crypto';
 import type { ExitIdentity } from '../runtime/types.js';
-import type { PinnedLocation, ProfileRecord, SessionConfig, SessionRecord } from './model.js';
+import type { PinnedLocation, ProfileRecord, SessionRecord } from './model.js';
 import { pinFromConfig } from './profile-pin.js';
-
-export type { ExitIdentity };
-
-/** What the exit of one session needs to know about it; read at every ask (a profile pins late). */
-export interface ExitSubject {
-  accountId: string;
-  sessionId: string;
-  config: SessionConfig;
-  /** The session's profile when it pins its IP: its id and (once pinned) location. */
-  pinnedProfile?: () => { id: string; pinned: PinnedLocation | undefined } | undefined;
-}
 
 function hostByte(...parts: string[]): number {
   const digest = createHash('sha256').update(parts.join('\0')).digest();
   return 1 + (digest.readUInt32BE(0) % 254);
 }
 
-/** The exit identity of `subject` on its `connection`-th connection (from 0). */
-export function exitIdentity(subject: ExitSubject, connection: number): ExitIdentity {
-  const { accountId, sessionId, config } = subject;
-  const profile = subject.pinnedProfile?.();
-  let ip: string;
-  let location: PinnedLocation;
-  if (profile) {
-    ip = `192.0.2.${hostByte(accountId, profile.id)}`;
-    location = profile.pinned ?? pinFromConfig(config);
-  } else {
-    ip =
-      config.session_type === 'rotating'
-        ? `203.0.113.${hostByte(accountId, sessionId, String(connection))}`
-        : `198.51.100.${hostByte(accountId, sessionId)}`;
-    location = pinFromConfig(config);
-  }
-  return { ip, ...location, session_type: config.session_type };
-}
-
-/** The exit of `session` on each of its connections, read afresh (a `pin_ip` profile pins late). */
+/**
+ * The exit of `session` on its `connection`-th connection (from 0), read afresh at every ask:
+ * a `pin_ip` profile pins late.
+ */
 export function sessionExit(
-  session: SessionRecord,
-  profile: ProfileRecord | undefined,
+  session: Pick<SessionRecord, 'accountId' | 'id' | 'config'>,
+  profile: Pick<ProfileRecord, 'id' | 'pinIp' | 'pinned'> | undefined,
 ): (connection: number) => ExitIdentity {
-  const pinnedProfile = profile?.pinIp
-    ? () => ({ id: profile.id, pinned: profile.pinned })
-    : undefined;
-  return (connection) =>
-    exitIdentity(
-      {
-        accountId: session.accountId,
-        sessionId: session.id,
-        config: session.config,
-        pinnedProfile,
-      },
-      connection,
-    );
+  return (connection) => {
+    const { accountId, id, config } = session;
+    let ip: string;
+    let location: PinnedLocation;
+    if (profile?.pinIp) {
+      ip = `192.0.2.${hostByte(accountId, profile.id)}`;
+      location = profile.pinned ?? pinFromConfig(config);
+    } else {
+      ip =
+        config.session_type === 'rotating'
+          ? `203.0.113.${hostByte(accountId, id, String(connection))}`
+          : `198.51.100.${hostByte(accountId, id)}`;
+      location = pinFromConfig(config);
+    }
+    return { ip, ...location, session_type: config.session_type };
+  };
 }

@@ -1,20 +1,17 @@
 /** The records the emulator keeps in memory. Times are emulator-clock ms since the epoch. */
 import type { z } from 'zod';
 import type { SessionConfigSchema } from '../../browser-api/schemas/sessions.js';
+import type { AccountRecord } from '../account-service/types.js';
 import type { ClockTimer } from '../clock.js';
 import type { AccountLimits } from '../options.js';
-import type { RecordingFile, RunningBrowser } from '../runtime/index.js';
+import type { DebuggerAddress, RecordingFile, RunningBrowser } from '../runtime/index.js';
 import type { ExitIdentity } from '../runtime/types.js';
 
-export interface Account {
-  id: string;
+/** An account; the account service reads and moves its part (`AccountRecord`: key, purchase, credits). */
+export interface Account extends AccountRecord {
   /** The proxy user that prefixes every proxy username (shown in the validate preview only). */
   proxyUser: string;
   proxyPassword: string;
-  /** The account service's credential (`Authorization: x-api-key <KEY>`). */
-  apiKey: string;
-  purchased: boolean;
-  balance: number;
   limits: AccountLimits;
   createdAt: number;
   /** Most sessions of the account running at once since it was made (or the last reset). */
@@ -46,13 +43,6 @@ export type SessionConfig = z.input<typeof SessionConfigSchema> & {
   profile_id: string | null;
 };
 
-export interface DebuggerEndpoint {
-  address: string;
-  close(): Promise<void>;
-  /** Drops the clients' open websockets; the listener and the session stay. Returns how many. */
-  cutClients(): number;
-}
-
 export interface SessionRecord {
   id: string;
   accountId: string;
@@ -72,7 +62,7 @@ export interface SessionRecord {
   maxMs: number;
   lastActivityAt: number;
   timers: ClockTimer[];
-  debuggerEndpoint?: Promise<DebuggerEndpoint>;
+  debuggerEndpoint?: Promise<DebuggerAddress>;
   /**
    * Set once the end has started, so every path that ends a session shares one end; resolves
    * when Chromium is gone (what a DELETE waits for).

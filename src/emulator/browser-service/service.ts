@@ -15,9 +15,10 @@ import type { ResolvedOptions } from '../options.js';
 import type {
   BrowserRuntime,
   CdpProxy,
+  CdpProxyOptions,
   CdpTargetResolver,
   LiveView,
-  RunningBrowser,
+  LiveViewOptions,
   RunningSession,
   SessionDirectory,
 } from '../runtime/index.js';
@@ -48,14 +49,8 @@ export interface BrowserServiceDeps {
   clock: EmulatorClock;
   store: Store;
   runtime: BrowserRuntime;
-  createProxy(options: {
-    publicOrigin: () => string;
-    resolve: CdpTargetResolver;
-    sessions: SessionDirectory;
-  }): CdpProxy;
-  createLiveView(options: {
-    resolve: (sessionId: string, token: string | undefined) => RunningBrowser | undefined;
-  }): LiveView;
+  createProxy(options: CdpProxyOptions): CdpProxy;
+  createLiveView(options: LiveViewOptions): LiveView;
   /** Folder for persistent profile dirs and synthetic recordings. */
   dataDir: string;
   /** `http://host:port` once listening. */
@@ -88,7 +83,9 @@ export interface BrowserService {
    */
   cutConnections(sessionId?: string): Promise<{ sessions: number; sockets: number } | undefined>;
   /** The "flaky network" mode: a cut of one random session's connections at random intervals. */
-  readonly flaky: FlakyNetwork & { readonly cuts: number };
+  readonly flaky: FlakyNetwork;
+  /** Cuts made since the emulator started (or the last reset), each counting one session. */
+  cutsMade(): number;
 }
 
 /** The route files of the API, one per resource of the spec, mounted under `/api/v2/browser`. */
@@ -122,20 +119,14 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   const directory: SessionDirectory = {
     running,
     anyRunning: () => {
-      for (const id of store.sessions.keys()) {
-        const found = running(id);
-        if (found) return found;
-      }
-      return undefined;
+      const session = store.runningSessions().find((s) => s.browser);
+      return session && running(session.id);
     },
   };
   const resolve: CdpTargetResolver = (sessionId, accessToken) => {
-    const found = running(sessionId);
     const session = store.sessions.get(sessionId);
-    if (!found || !session || !accessToken || !sameSecret(accessToken, session.accessToken)) {
-      return undefined;
-    }
-    return found;
+    const admitted = session && accessToken && sameSecret(accessToken, session.accessToken);
+    return admitted ? running(sessionId) : undefined;
   };
   const ctx: BrowserServiceContext = {
     options: deps.options,
@@ -196,29 +187,21 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
       addSyntheticRecording(ctx, accountId, sizeBytes),
     endAll: (reason) => sessions.endAll(reason),
     async cutConnections(sessionId) {
-      if (sessionId !== undefined) {
-        if (store.sessions.get(sessionId)?.status !== 'running') return undefined;
-        const sockets = await cutOne(sessionId);
-        return { sessions: sockets > 0 ? 1 : 0, sockets };
+      if (sessionId !== undefined && store.sessions.get(sessionId)?.status !== 'running') {
+        return undefined;
       }
+      const ids = sessionId !== undefined ? [sessionId] : store.runningSessions().map((s) => s.id);
       let cut = 0;
       let sockets = 0;
-      for (const session of store.runningSessions()) {
-        const count = await cutOne(session.id);
+      for (const id of ids) {
+        const count = await cutOne(id);
         sockets += count;
         if (count > 0) cut += 1;
       }
       return { sessions: cut, sockets };
     },
-    flaky: {
-      get meanIntervalMs() {
-        return flaky.meanIntervalMs;
-      },
-      set: (meanIntervalMs) => flaky.set(meanIntervalMs),
-      get cuts() {
-        return connections.cuts;
-      },
-    },
+    flaky,
+    cutsMade: () => connections.cuts,
     async clearFiles() {
       await rm(join(deps.dataDir, 'profiles'), { recursive: true, force: true });
       await rm(join(deps.dataDir, SYNTHETIC_RECORDINGS_DIR), { recursive: true, force: true });

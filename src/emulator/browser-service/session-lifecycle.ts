@@ -41,7 +41,7 @@ export class SessionLifecycle {
   readonly #profilesInUse = new Map<string, string>();
   readonly #deletedProfileDirs = new Map<string, string>();
   /** Creates not yet answered: `endAll` waits for them, so none outlives a reset or a close. */
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #inFlight = new Set<Promise<SessionRecord>>();
   /** Cuts short the modelled start time (`sessionStartMs`) of the creates in flight. */
   #holds = new AbortController();
 
@@ -49,12 +49,9 @@ export class SessionLifecycle {
 
   create(account: Account, request: ResolvedRequest): Promise<SessionRecord> {
     const creating = this.#create(account, request);
-    const settled = creating.then(
-      () => {},
-      () => {},
-    );
-    this.#inFlight.add(settled);
-    void settled.then(() => this.#inFlight.delete(settled));
+    this.#inFlight.add(creating);
+    // Its failure is the caller's to handle; here it only leaves the set.
+    void creating.finally(() => this.#inFlight.delete(creating)).catch(() => {});
     return creating;
   }
 
@@ -168,7 +165,7 @@ export class SessionLifecycle {
   async endAll(reason: string): Promise<void> {
     this.#holds.abort();
     this.#holds = new AbortController();
-    await Promise.all(this.#inFlight);
+    await Promise.allSettled(this.#inFlight);
     await Promise.all(this.ctx.store.runningSessions().map((s) => this.end(s, reason)));
     const sessions = [...this.ctx.store.sessions.values()];
     await Promise.all(sessions.map((s) => s.ending));

@@ -88,9 +88,7 @@ export function registerSessionRoutes(routes: RouteRegistrar, ctx: BrowserServic
     const session = findSession(ctx, authenticate(ctx, req), params.id as string);
     const pages =
       session.status === 'running' && session.browser ? await session.browser.pages() : [];
-    // Only the fields of the contract: the runtime may know more about a target.
-    const wire = pages.map(({ id, title, type, url }) => ({ id, title, type, url }));
-    return data(zod().array(PageSchema), wire);
+    return data(zod().array(PageSchema), pages);
   });
 
   routes.add('DELETE', '/sessions/:id', async ({ req, params }) => {

@@ -15,8 +15,11 @@ import type {
   TokenRecord,
 } from './model.js';
 
+/** A new account (`POST /_emulator/accounts`, the admin client's `NewAccountInput`). */
 export interface NewAccount {
+  /** Default true. */
   purchased?: boolean;
+  /** Credits for the account service; default the emulator's `defaultBalance`. */
   balance?: number;
   limits?: Partial<AccountLimits>;
 }

@@ -20,15 +20,6 @@ export function resolveLocation(
   const zip = lower(body.zip);
   const isp = lower(body.isp);
   const out: Partial<Record<string, string>> = {};
-  const needsCountry = (field: string, value: string | undefined) => {
-    if (value !== undefined && country === undefined) {
-      issues.push(
-        issue(`${field}_requires_country`, field, `${field} needs a country`, 'Add country'),
-      );
-      return true;
-    }
-    return false;
-  };
   if (country !== undefined) {
     if (!findCountry(country)) {
       issues.push(
@@ -49,7 +40,11 @@ export function resolveLocation(
     ['zip', zip],
     ['isp', isp],
   ] as const) {
-    if (needsCountry(field, value)) return out;
+    if (value === undefined || country !== undefined) continue;
+    issues.push(
+      issue(`${field}_requires_country`, field, `${field} needs a country`, 'Add country'),
+    );
+    return out;
   }
   if (country === undefined) return out;
   if (region !== undefined) {

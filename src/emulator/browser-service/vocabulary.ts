@@ -71,16 +71,11 @@ export const FILTER_LEVELS = { quality: 'medium', speed: 'fast' } as const;
 export const defaultOf = (items: readonly OptionItem[]) =>
   (items.find((i) => i.default) ?? items[0])?.value as string;
 
-/** Proxy username filter tokens of a mode, with the levels above. */
-export function filterTokens(mode: string): string {
-  switch (mode) {
-    case 'quality':
-      return `-filter-${FILTER_LEVELS.quality}`;
-    case 'quality_speed':
-      return `-filter-${FILTER_LEVELS.quality}-speed-${FILTER_LEVELS.speed}`;
-    case 'speed':
-      return `-speed-${FILTER_LEVELS.speed}`;
-    default:
-      return '';
-  }
-}
+/** Proxy username filter tokens of each mode, with the levels above (`none`: no token). */
+const FILTER_TOKENS: ReadonlyMap<string, string> = new Map([
+  ['quality', `-filter-${FILTER_LEVELS.quality}`],
+  ['quality_speed', `-filter-${FILTER_LEVELS.quality}-speed-${FILTER_LEVELS.speed}`],
+  ['speed', `-speed-${FILTER_LEVELS.speed}`],
+]);
+
+export const filterTokens = (mode: string): string => FILTER_TOKENS.get(mode) ?? '';

@@ -7,13 +7,6 @@
 import { CdpConnection } from '../../remote-cdp/cdp-connection.js';
 import { connectDevtools, type DevtoolsEndpoint, devtoolsWsUrl } from './devtools-endpoint.js';
 
-export {
-  CdpClosedError,
-  CdpConnection,
-  CdpProtocolError,
-  CdpTimeoutError,
-} from '../../remote-cdp/cdp-connection.js';
-
 /** A call Chromium does not answer within this fails (the page actions pass their own). */
 const DEFAULT_TIMEOUT_MS = 30_000;
 

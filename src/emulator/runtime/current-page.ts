@@ -4,7 +4,7 @@
  * session to it, separate from any client's, so clients never see our traffic.
  */
 import type { Protocol } from 'devtools-protocol';
-import { type CdpConnection, CdpProtocolError } from './cdp-client.js';
+import { type CdpConnection, CdpProtocolError } from '../../remote-cdp/cdp-connection.js';
 
 type TargetInfo = Protocol.Target.TargetInfo;
 

@@ -19,13 +19,13 @@ import {
 import { refuseUpgrade } from '../server/raw-http.js';
 import { sendError } from '../server/router.js';
 import { devtoolsPathOf, serveDevtoolsJson } from './devtools-json.js';
-import type { SessionDirectory } from './types.js';
+import type { DebuggerAddress, SessionDirectory } from './types.js';
 import { forwardUpgrade } from './upgrade-forward.js';
 
 export async function openDebuggerAddress(
   sessionId: string,
   sessions: SessionDirectory,
-): Promise<DebuggerListener> {
+): Promise<DebuggerAddress> {
   const sockets = new Set<Duplex>();
   let port = 0;
   // Its own loopback port, and any a latency front in front of it adds (`acceptPort`).
@@ -107,17 +107,6 @@ export async function openDebuggerAddress(
       return closing;
     },
   };
-}
-
-/** A session's `debugger_address` listener. */
-export interface DebuggerListener {
-  /** `127.0.0.1:<port>`. */
-  address: string;
-  /** Also answers a `Host` with this port: a latency front's, which clients reach instead. */
-  acceptPort(port: number): void;
-  /** Drops its open websockets (the listener stays): the admin API's connection cut. */
-  cutClients(): number;
-  close(): Promise<void>;
 }
 
 /**

@@ -10,6 +10,7 @@ export type {
   BrowserRuntime,
   CdpProxy,
   CdpTargetResolver,
+  DebuggerAddress,
   EndedBrowser,
   LaunchSpec,
   PageActions,

@@ -19,13 +19,9 @@ const BOUNDARY = 'remote-browser-frame';
 export interface LiveViewOptions {
   /**
    * The running session's browser when `token` is that session's live view token, else
-   * undefined (unknown or ended session, missing or wrong token). A `{ browser }` answer (a
-   * SessionDirectory's) is accepted too.
+   * undefined (unknown or ended session, missing or wrong token).
    */
-  resolve: (
-    sessionId: string,
-    token: string | undefined,
-  ) => RunningBrowser | { browser: RunningBrowser } | undefined;
+  resolve: (sessionId: string, token: string | undefined) => RunningBrowser | undefined;
 }
 
 export interface LiveView {
@@ -35,8 +31,7 @@ export interface LiveView {
 
 export function createLiveView({ resolve }: LiveViewOptions): LiveView {
   const find = (sessionId: string, token: string | undefined): RunningBrowser | undefined => {
-    const answer = resolve(sessionId, token);
-    const browser = answer && 'browser' in answer ? answer.browser : answer;
+    const browser = resolve(sessionId, token);
     return browser && !browser.hasEnded() ? browser : undefined;
   };
 

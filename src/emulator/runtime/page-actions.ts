@@ -10,7 +10,7 @@ import {
   type CdpConnection,
   CdpProtocolError,
   CdpTimeoutError,
-} from './cdp-client.js';
+} from '../../remote-cdp/cdp-connection.js';
 import type { CurrentPage } from './current-page.js';
 import {
   NavigationError,

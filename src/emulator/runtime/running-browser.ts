@@ -1,7 +1,8 @@
 /** One session's browser: Chromium, the runtime's CDP connection, page actions, screencast, recording. */
 import { rmdir } from 'node:fs/promises';
 import { createDebug } from '../../http/debug.js';
-import { type CdpConnection, connectRuntimeCdp } from './cdp-client.js';
+import type { CdpConnection } from '../../remote-cdp/cdp-connection.js';
+import { connectRuntimeCdp } from './cdp-client.js';
 import { type ChromiumProcess, spawnChromium } from './chromium-process.js';
 import { CurrentPage } from './current-page.js';
 import type { DevtoolsEndpoint } from './devtools-endpoint.js';
@@ -56,18 +57,9 @@ export async function launchBrowser(
 
   let endedAt: number | undefined;
   let stopping = false;
-  let markEnded!: () => void;
-  let hasEnded = false;
-  const ended = new Promise<void>((resolve) => {
-    markEnded = () => {
-      hasEnded = true;
-      resolve();
-    };
-  });
   void chromium.exited.then(() => {
     endedAt ??= Date.now();
     screencast.stop();
-    markEnded();
     if (stopping) return;
     const reason = exitReason(chromium, network !== undefined);
     debug(`session ${spec.sessionId}: ${reason}`);
@@ -88,7 +80,6 @@ export async function launchBrowser(
     // Kill first: the recording is encoded from what is already on disk, after the session has
     // been answered as ended.
     await chromium.kill();
-    markEnded();
     await network?.close();
     await removeProfile();
     return { recording: encode() };
@@ -112,8 +103,9 @@ export async function launchBrowser(
       })),
     onFrame: (listener) => screencast.onFrame(listener),
     lastFrame: () => screencast.lastFrame(),
-    ended,
-    hasEnded: () => hasEnded,
+    // Chromium's exit is the browser's end, whether stopped or on its own.
+    ended: chromium.exited,
+    hasEnded: chromium.hasExited,
     end: () => {
       ending ??= end();
       return ending;

@@ -169,6 +169,16 @@ function namespaces(extraDirs: readonly string[]): string[] {
 export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
   const node = realpathSync(process.execPath);
   const chromium = realpathSync(spec.executable);
+  // The sandbox's whole environment: its dirs, and the forwarder's options (forwarder.ts).
+  const env = {
+    PATH: '/usr/bin:/bin',
+    HOME: SANDBOX_TMP,
+    TMPDIR: SANDBOX_TMP,
+    RB_EXIT_SOCKET: `${SANDBOX_TMP}/${EXIT_SOCKET}`,
+    RB_PROXY_PORT: String(SANDBOX_PROXY_PORT),
+    RB_DEVTOOLS_SOCKET: `${SANDBOX_TMP}/${DEVTOOLS_SOCKET}`,
+    RB_DEVTOOLS_PORT: String(SANDBOX_DEVTOOLS_PORT),
+  };
   const args = [
     ...namespaces([dirname(node), dirname(chromium)]),
     '--bind',
@@ -178,27 +188,7 @@ export function sandboxLaunch(spec: SandboxSpec): SandboxLaunch {
     spec.userDataDir,
     SANDBOX_PROFILE,
     '--clearenv',
-    '--setenv',
-    'PATH',
-    '/usr/bin:/bin',
-    '--setenv',
-    'HOME',
-    SANDBOX_TMP,
-    '--setenv',
-    'TMPDIR',
-    SANDBOX_TMP,
-    '--setenv',
-    'RB_EXIT_SOCKET',
-    `${SANDBOX_TMP}/${EXIT_SOCKET}`,
-    '--setenv',
-    'RB_PROXY_PORT',
-    String(SANDBOX_PROXY_PORT),
-    '--setenv',
-    'RB_DEVTOOLS_SOCKET',
-    `${SANDBOX_TMP}/${DEVTOOLS_SOCKET}`,
-    '--setenv',
-    'RB_DEVTOOLS_PORT',
-    String(SANDBOX_DEVTOOLS_PORT),
+    ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value]),
     '--ro-bind',
     spec.forwarder,
     SANDBOX_FORWARDER,

@@ -4,7 +4,7 @@
  * when the page changes, so an idle page costs nothing.
  */
 import type { Protocol } from 'devtools-protocol';
-import type { CdpConnection } from './cdp-client.js';
+import type { CdpConnection } from '../../remote-cdp/cdp-connection.js';
 import type { AttachedPage, CurrentPage } from './current-page.js';
 
 const SCREENCAST_PARAMS: Protocol.Page.StartScreencastRequest = {

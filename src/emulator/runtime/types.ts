@@ -55,12 +55,13 @@ export interface LaunchSpec {
   exitIdentity?: (connection: number) => ExitIdentity;
 }
 
-export interface PageInfo {
+/** A page target, as the browser service's `/sessions/{id}/pages` answers it. */
+export type PageInfo = {
   id: string;
   title: string;
   type: string;
   url: string;
-}
+};
 
 export interface RecordingFile {
   /** Absolute path of the encoded video. */
@@ -190,16 +191,20 @@ export interface CdpProxy {
   cdpUrl(sessionId: string, accessToken: string): string;
   /**
    * Opens a dedicated loopback listener for one session (the `debugger_address`), serving
-   * Chrome's `/json` surface and websocket upgrades for that session only. `cutClients()` drops
-   * its open websockets (the listener stays): the admin API's connection cut.
+   * Chrome's `/json` surface and websocket upgrades for that session only.
    */
-  openDebuggerAddress(sessionId: string): Promise<{
-    address: string;
-    /** Also answer a `Host` with this port (a latency front's, which clients reach instead). */
-    acceptPort?(port: number): void;
-    close(): Promise<void>;
-    cutClients(): number;
-  }>;
+  openDebuggerAddress(sessionId: string): Promise<DebuggerAddress>;
+}
+
+/** A session's `debugger_address` listener. */
+export interface DebuggerAddress {
+  /** `127.0.0.1:<port>`. */
+  address: string;
+  /** Also answer a `Host` with this port (a latency front's, which clients reach instead). */
+  acceptPort?(port: number): void;
+  /** Drops its open websockets (the listener stays): the admin API's connection cut. */
+  cutClients(): number;
+  close(): Promise<void>;
 }
 
 /**

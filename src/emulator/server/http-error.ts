@@ -89,6 +89,14 @@ export const unauthorized = (message: string) => new HttpError(401, message);
 export const notFound = (what: string) => new HttpError(404, `${what} not found`);
 export const conflict = (message: string) => new HttpError(409, message);
 
+/** An error to retry later: `retry_after` (seconds) last in the body, mirrored in `Retry-After`. */
+function retryLater(status: number, message: string, seconds: number, extra = {}): HttpError {
+  return new HttpError(status, message, {
+    extra: { ...extra, retry_after: seconds },
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
 /** 429 with the machine-readable fields clients use to wait instead of failing. */
 export function limitReached(
   limitType: 'sessions' | 'profiles',
@@ -97,24 +105,13 @@ export function limitReached(
   retryAfterSeconds: number,
   message: string,
 ): HttpError {
-  return new HttpError(429, message, {
-    extra: {
-      limit_type: limitType,
-      current_usage: currentUsage,
-      limit,
-      retry_after: retryAfterSeconds,
-    },
-    headers: { 'retry-after': String(retryAfterSeconds) },
-  });
+  const extra = { limit_type: limitType, current_usage: currentUsage, limit };
+  return retryLater(429, message, retryAfterSeconds, extra);
 }
 
-/** 503 for a feature that is off; `retry_after` in seconds, mirrored in `Retry-After`. */
-export function unavailable(reason: string, retryAfterSeconds: number, message: string): HttpError {
-  return new HttpError(503, message, {
-    extra: { reason, retry_after: retryAfterSeconds },
-    headers: { 'retry-after': String(retryAfterSeconds) },
-  });
-}
+/** 503 for a feature that is off. */
+export const unavailable = (reason: string, retryAfterSeconds: number, message: string) =>
+  retryLater(503, message, retryAfterSeconds, { reason });
 
 // The account service's own errors (worded by `accountWording`).
 
@@ -138,11 +135,8 @@ export const insufficientCredits = (required: number, available: number) =>
   new HttpError(402, `Insufficient credits: ${required} required, ${available} available.`);
 
 export const rateLimited = (what: string, limit: number, retryAfterSeconds: number) =>
-  new HttpError(
+  retryLater(
     429,
     `Rate limit exceeded: at most ${limit} ${what} requests per minute. Retry after ${retryAfterSeconds} s.`,
-    {
-      extra: { retry_after: retryAfterSeconds },
-      headers: { 'retry-after': String(retryAfterSeconds) },
-    },
+    retryAfterSeconds,
   );

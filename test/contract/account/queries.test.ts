@@ -7,7 +7,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountApi, groupByLocation } from '../../../src/account-api/index.js';
-import { FAIL_MARKER } from '../../../src/emulator/account-service/index.js';
+import { FAIL_MARKER } from '../../../src/emulator/account-service/queries.js';
 import {
   AuthenticationError,
   BadRequestError,

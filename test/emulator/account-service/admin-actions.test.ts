@@ -4,7 +4,7 @@
  * account service's own endpoints then show it, and the flat errors of a bad call.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountRecord } from '../../../src/emulator/account-service/index.js';
+import type { AccountRecord } from '../../../src/emulator/account-service/types.js';
 import { type Harness, startHarness } from './harness.js';
 
 let h: Harness;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { searchedWeb } from '../../../src/emulator/account-service/answers.js';
-import { defaultAnswerProvider } from '../../../src/emulator/account-service/index.js';
+import {
+  defaultAnswerProvider,
+  searchedWeb,
+} from '../../../src/emulator/account-service/answers.js';
 import { normalizeLocation } from '../../../src/emulator/account-service/location-normalizer.js';
 
 const place = { country: 'us', region: 'New York', city: 'New York' };

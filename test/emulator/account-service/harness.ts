@@ -5,11 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import {
-  type AccountRecord,
-  type AccountServiceOptions,
-  createAccountService,
-} from '../../../src/emulator/account-service/index.js';
+import type { AccountServiceOptions } from '../../../src/emulator/account-service/account-options.js';
+import { createAccountService } from '../../../src/emulator/account-service/service.js';
+import type { AccountRecord } from '../../../src/emulator/account-service/types.js';
 import { EmulatorClock } from '../../../src/emulator/clock.js';
 import { FaultRegistry } from '../../../src/emulator/server/faults.js';
 import { Router } from '../../../src/emulator/server/router.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountRecord } from '../../../src/emulator/account-service/index.js';
+import type { AccountRecord } from '../../../src/emulator/account-service/types.js';
 import { type Harness, startHarness } from './harness.js';
 
 describe('account service: notifications', () => {

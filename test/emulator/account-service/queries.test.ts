@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountRecord } from '../../../src/emulator/account-service/index.js';
-import { FAIL_MARKER } from '../../../src/emulator/account-service/index.js';
+import { FAIL_MARKER } from '../../../src/emulator/account-service/queries.js';
+import type { AccountRecord } from '../../../src/emulator/account-service/types.js';
 import { type Harness, startHarness } from './harness.js';
 
 const us = { country: 'us' };

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountRecord } from '../../../src/emulator/account-service/index.js';
+import type { AccountRecord } from '../../../src/emulator/account-service/types.js';
 import { json, startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { type Harness, startHarness } from './harness.js';
 

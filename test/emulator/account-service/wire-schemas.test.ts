@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AccountApi } from '../../../src/account-api/index.js';
 import { resolveAccountOptions } from '../../../src/emulator/account-service/account-options.js';
-import type { AccountRecord } from '../../../src/emulator/account-service/index.js';
+import type { AccountRecord } from '../../../src/emulator/account-service/types.js';
 import {
   submitSchema,
   WebhookRequestSchema,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitIdentity, sessionExit } from '../../../src/emulator/browser-service/exit-identity.js';
+import { sessionExit } from '../../../src/emulator/browser-service/exit-identity.js';
 import type {
   ProfileRecord,
   SessionConfig,
@@ -18,14 +18,14 @@ const config = (over: Partial<SessionConfig>): SessionConfig => ({
   ...over,
 });
 
-describe('exitIdentity', () => {
+describe('sessionExit', () => {
   it('keeps one 198.51.100.x address for the whole of a sticky session, another for another session', () => {
-    const subject = { accountId: 'a', sessionId: 's1', config: config({ country: 'de' }) };
-    const first = exitIdentity(subject, 0);
+    const session = { accountId: 'a', id: 's1', config: config({ country: 'de' }) };
+    const first = sessionExit(session, undefined)(0);
     expect(first.ip).toMatch(/^198\.51\.100\.([1-9]\d?|1\d\d|2[0-4]\d|25[0-4])$/);
-    expect(exitIdentity(subject, 5).ip).toBe(first.ip);
+    expect(sessionExit(session, undefined)(5).ip).toBe(first.ip);
     const others = ['s2', 's3', 's4', 's5'].map(
-      (sessionId) => exitIdentity({ ...subject, sessionId }, 0).ip,
+      (id) => sessionExit({ ...session, id }, undefined)(0).ip,
     );
     expect(others.some((ip) => ip !== first.ip)).toBe(true);
     expect(first).toMatchObject({
@@ -37,12 +37,11 @@ describe('exitIdentity', () => {
   });
 
   it('gives a rotating session a 203.0.113.x address per connection', () => {
-    const subject = {
-      accountId: 'a',
-      sessionId: 's',
-      config: config({ session_type: 'rotating' }),
-    };
-    const ips = new Set([0, 1, 2, 3, 4, 5].map((n) => exitIdentity(subject, n).ip));
+    const exit = sessionExit(
+      { accountId: 'a', id: 's', config: config({ session_type: 'rotating' }) },
+      undefined,
+    );
+    const ips = new Set([0, 1, 2, 3, 4, 5].map((n) => exit(n).ip));
     expect([...ips].every((ip) => ip.startsWith('203.0.113.'))).toBe(true);
     expect(ips.size).toBeGreaterThan(1);
   });
@@ -56,32 +55,20 @@ describe('exitIdentity', () => {
       isp: 'orange',
       connection_type: 'residential',
     };
-    const profile = () => ({ id: 'p1', pinned });
-    const one = exitIdentity(
-      {
-        accountId: 'a',
-        sessionId: 's1',
-        config: config({ country: 'us' }),
-        pinnedProfile: profile,
-      },
-      0,
-    );
-    const two = exitIdentity(
-      {
-        accountId: 'a',
-        sessionId: 's2',
-        config: config({ session_type: 'rotating' }),
-        pinnedProfile: profile,
-      },
-      3,
-    );
+    const profile = { id: 'p1', pinIp: true, pinned };
+    const one = sessionExit(
+      { accountId: 'a', id: 's1', config: config({ country: 'us' }) },
+      profile,
+    )(0);
+    const two = sessionExit(
+      { accountId: 'a', id: 's2', config: config({ session_type: 'rotating' }) },
+      profile,
+    )(3);
     expect(one.ip).toMatch(/^192\.0\.2\.\d+$/);
     expect(two.ip).toBe(one.ip);
     expect(one).toMatchObject(pinned);
   });
-});
 
-describe('sessionExit', () => {
   it("follows a pin_ip profile that pins after the session started, and the session's own exit otherwise", () => {
     const session = {
       id: 's1',

@@ -6,12 +6,10 @@
  */
 import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type DebuggerListener,
-  openDebuggerAddress,
-} from '../../../src/emulator/runtime/debugger-address.js';
+import { openDebuggerAddress } from '../../../src/emulator/runtime/debugger-address.js';
+import type { DebuggerAddress } from '../../../src/emulator/runtime/types.js';
 
-let listener: DebuggerListener;
+let listener: DebuggerAddress;
 beforeEach(async () => {
   listener = await openDebuggerAddress('s1', {
     running: () => undefined,
