@@ -69,10 +69,11 @@ export interface SessionRecord {
    */
   ending?: Promise<void>;
   /**
-   * Set with `ending`; resolves once the recording (if any) is encoded and in the store, after
-   * `ending`. Listings due to show it wait for it; a reset or close waits for it.
+   * Set with `ending`: the recording (if any), encoded and put in the store by the first
+   * `publish()` (a listing due to show it), or its frames dropped by the first `discard()` (a
+   * reset, a close, retention). The first call decides; both resolve after `ending`.
    */
-  recorded?: Promise<void>;
+  recording?: { publish(): Promise<void>; discard(): Promise<void> };
 }
 
 export interface RecordingRecord {

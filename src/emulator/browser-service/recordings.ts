@@ -30,11 +30,12 @@ export function signedVideoUrl(
 export function registerRecordingRoutes(routes: RouteRegistrar, ctx: BrowserServiceContext): void {
   routes.add('GET', '/sessions/:id/recordings', async ({ req, params, origin }) => {
     const session = findSession(ctx, authenticate(ctx, req), params.id as string);
-    // The model publishes at end + delay. An encode still running then (DELETE answers before
-    // it) is the emulator's own cost: the listing waits for it instead of showing nothing.
+    // The model publishes at end + delay. The emulator encodes a recording only when it is first
+    // listed from then on (most never are): that encode is its own cost, which the listing waits
+    // for instead of showing nothing.
     const dueAt =
       (session.endedAt ?? Number.POSITIVE_INFINITY) + ctx.options.recordingPublicationDelayMs;
-    if (session.recorded && ctx.clock.now() >= dueAt) await session.recorded;
+    if (ctx.clock.now() >= dueAt) await session.recording?.publish();
     const recordings = ctx.store.publishedRecordings(session.id).map((recording) => ({
       id: recording.id,
       is_primary: recording.isPrimary,

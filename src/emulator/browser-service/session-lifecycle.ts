@@ -158,7 +158,12 @@ export class SessionLifecycle {
     session.timers = [];
     const ended = this.#finish(session);
     session.ending = ended.then(() => {});
-    session.recorded = ended.then(({ recording }) => this.#publish(session, recording));
+    let settled: Promise<void> | undefined;
+    const settle = (publish: boolean) =>
+      (settled ??= ended.then((e) =>
+        publish ? this.#publish(session, e.recording()) : e.discard(),
+      ));
+    session.recording = { publish: () => settle(true), discard: () => settle(false) };
     return session.ending;
   }
 
@@ -169,8 +174,9 @@ export class SessionLifecycle {
     await Promise.all(this.ctx.store.runningSessions().map((s) => this.end(s, reason)));
     const sessions = [...this.ctx.store.sessions.values()];
     await Promise.all(sessions.map((s) => s.ending));
-    // Encodes still running must not outlive a reset (the store is cleared after) or a close.
-    await Promise.all(sessions.map((s) => s.recorded));
+    // Nothing is encoded for a reset (the store is cleared after) or a close, and an encode
+    // still running must not outlive them.
+    await Promise.all(sessions.map((s) => s.recording?.discard()));
   }
 
   /** The profile was deleted: its cache dir goes once no session holds it. */
@@ -225,9 +231,9 @@ export class SessionLifecycle {
     if (endpoint) {
       await endpoint.then((e) => e.close()).catch(() => {});
     }
-    let recording: Promise<RecordingFile | undefined> = Promise.resolve(undefined);
+    let ended = NOTHING_RECORDED;
     try {
-      if (session.browser) ({ recording } = await session.browser.end());
+      if (session.browser) ended = await session.browser.end();
     } catch (error) {
       this.ctx.log('error', `session ${session.id}: stop failed: ${String(error)}`);
     }
@@ -244,8 +250,7 @@ export class SessionLifecycle {
     const endedAt = session.endedAt ?? clock.now();
     // Retention: the session and its recordings disappear, files included.
     clock.at(endedAt + options.retentionMs, () => void this.#forget(session.id));
-    // Wrapped: an async function returning the bare promise would wait for the encode.
-    return { recording };
+    return ended;
   }
 
   /** Once encoded, the recording is listed from the end plus the publication delay on. */
@@ -278,7 +283,9 @@ export class SessionLifecycle {
 
   async #forget(sessionId: string): Promise<void> {
     const { store } = this.ctx;
+    const recording = store.sessions.get(sessionId)?.recording;
     store.sessions.delete(sessionId);
+    await recording?.discard();
     for (const recording of [...store.recordings.values()]) {
       if (recording.sessionId !== sessionId) continue;
       store.recordings.delete(recording.id);
@@ -286,6 +293,12 @@ export class SessionLifecycle {
     }
   }
 }
+
+/** The end of a session whose browser never started, or whose stop failed. */
+const NOTHING_RECORDED: EndedBrowser = {
+  recording: async () => undefined,
+  discard: async () => {},
+};
 
 /** 0 (or nothing) means the account limit; a request may ask for less, never more. */
 function minutes(requested: number, accountLimit: number): number {

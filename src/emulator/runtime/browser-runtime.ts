@@ -61,20 +61,8 @@ export async function createBrowserRuntime(
       browsers.add(browser);
       pids.add(browser.pid);
       const end = browser.end;
-      // Tracked until its recording is encoded too: shutdown waits for that before the work dir goes.
-      const forget = () => void browsers.delete(browser);
-      return Object.assign(browser, {
-        end: async () => {
-          try {
-            const ended = await end();
-            void ended.recording.finally(forget);
-            return ended;
-          } catch (error) {
-            forget();
-            throw error;
-          }
-        },
-      });
+      // Tracked until Chromium is gone: an ended session's recording is its control plane's.
+      return Object.assign(browser, { end: () => end().finally(() => browsers.delete(browser)) });
     },
     liveProcessCount() {
       let count = 0;
@@ -87,7 +75,8 @@ export async function createBrowserRuntime(
     },
     async shutdown() {
       await Promise.allSettled([
-        ...[...browsers].map((browser) => browser.stop()),
+        // Nothing is encoded for a session the shutdown ends: its frames are dropped.
+        ...[...browsers].map((browser) => browser.end().then((ended) => ended.discard())),
         config.spare?.close(),
       ]);
       if (ownWorkDir) await rm(workDir, { recursive: true, force: true });

@@ -48,10 +48,15 @@ export class Recorder {
     this.#pending = { jpeg, at, slot };
   }
 
-  /** Encodes everything up to `endedAt` (the stop or crash time) and removes the frames. */
-  async finish(endedAt: number): Promise<RecordingFile> {
+  /** Writes the frame still held in memory: the session is over, its frames wait on disk. */
+  seal(): void {
     if (this.#pending) this.#store(this.#pending);
     this.#pending = undefined;
+  }
+
+  /** Encodes everything up to `endedAt` (the stop or crash time) and removes the frames. */
+  async finish(endedAt: number): Promise<RecordingFile> {
+    this.seal();
     await this.#writes;
     if (this.#writeError) throw this.#writeError;
     const durationSeconds = Math.max((endedAt - this.startedAt) / 1000, 1 / this.fps);

@@ -66,7 +66,16 @@ export async function launchBrowser(
     spec.onExit?.(reason);
   });
 
-  const encode = () => encodeRecording(spec.sessionId, sessionDir, recorder, endedAt);
+  // One outcome per recording, whoever asks first: its encode, or its frames dropped.
+  let outcome: Promise<RecordingFile | undefined> | undefined;
+  const settle = (encode: boolean) =>
+    (outcome ??= encode
+      ? encodeRecording(spec.sessionId, sessionDir, recorder, endedAt)
+      : discardRecording(sessionDir, recorder));
+  const ended: EndedBrowser = {
+    recording: () => settle(true),
+    discard: () => settle(false).then(() => {}),
+  };
 
   let ending: Promise<EndedBrowser> | undefined;
   const end = async (): Promise<EndedBrowser> => {
@@ -77,12 +86,12 @@ export async function launchBrowser(
     // lazily and on a clean shutdown, so ask it to close first (bounded) and kill only after.
     if (!throwawayProfile && !chromium.hasExited()) await closeCleanly(cdp, chromium.exited);
     cdp.close();
-    // Kill first: the recording is encoded from what is already on disk, after the session has
-    // been answered as ended.
+    // The recording, if ever asked for, is encoded from what is on disk once Chromium is gone.
     await chromium.kill();
+    recorder?.seal();
     await network?.close();
     await removeProfile();
-    return { recording: encode() };
+    return ended;
   };
 
   const browser: RunningBrowser = {
@@ -111,7 +120,7 @@ export async function launchBrowser(
       return ending;
     },
     // Through `browser.end` (not `end`): the runtime wraps it to learn when the browser is done.
-    stop: () => browser.end().then((ended) => ended.recording),
+    stop: () => browser.end().then((e) => e.recording()),
   };
   return browser;
 }
@@ -197,19 +206,25 @@ async function encodeRecording(
   recorder: Recorder | undefined,
   endedAt: number | undefined,
 ): Promise<RecordingFile | undefined> {
-  if (!recorder) {
-    // Leaves the folder alone if anything else (a kept profile) lives in it.
-    await rmdir(sessionDir).catch(() => {});
-    return undefined;
-  }
+  if (!recorder) return discardRecording(sessionDir, recorder);
   try {
     return await recorder.finish(endedAt ?? Date.now());
   } catch (error) {
     // Ending the session must not fail because the video could not be made.
     debug(`session ${sessionId}: recording failed: ${(error as Error).message}`);
-    await recorder.discard().catch(() => {});
-    return undefined;
+    return discardRecording(sessionDir, recorder);
   }
+}
+
+/** The frames removed, and the session's folder with them unless something else lives in it. */
+async function discardRecording(
+  sessionDir: string,
+  recorder: Recorder | undefined,
+): Promise<undefined> {
+  await recorder?.discard().catch(() => {});
+  // Leaves the folder alone if anything else (a kept profile) lives in it.
+  await rmdir(sessionDir).catch(() => {});
+  return undefined;
 }
 
 /** Why a browser ended on its own: the forwarder's own words when it ended the sandbox. */

@@ -119,23 +119,28 @@ export interface RunningBrowser {
   hasEnded(): boolean;
   /**
    * Ends the session now: resolves as soon as Chromium (and its whole process group) is gone,
-   * before the recording is encoded, so the control plane can answer a DELETE without waiting
-   * for ffmpeg. The recording follows in `recording`. Calling it again returns the same end.
+   * with the recording's frames on disk and nothing encoded, so the control plane can answer a
+   * DELETE without waiting for ffmpeg. Calling it again returns the same end.
    */
   end(): Promise<EndedBrowser>;
-  /**
-   * `end()`, then the recording: resolves once everything is done, with the recording when one
-   * was made (encoded after the kill). For callers that need both, such as a shutdown.
-   */
+  /** `end()`, then `recording()`: for callers that need both. */
   stop(): Promise<RecordingFile | undefined>;
 }
 
+/**
+ * A session's recording after its end. Nothing is encoded until it is asked for: an encode costs
+ * about a CPU-second for a few seconds of session, and most sessions' recordings are never
+ * fetched. The first of `recording()` and `discard()` decides; later calls share its outcome.
+ */
 export interface EndedBrowser {
   /**
-   * Settles when the recording's encode is done: the file, or undefined when none was made or
-   * the encode failed (ending a session never fails because of its video). Never rejects.
+   * Encodes the recording from its frames: the file, or undefined when none was made, it was
+   * discarded, or the encode failed (ending a session never fails because of its video). Never
+   * rejects.
    */
-  readonly recording: Promise<RecordingFile | undefined>;
+  recording(): Promise<RecordingFile | undefined>;
+  /** Removes the frames of a recording never asked for; waits for an encode already started. */
+  discard(): Promise<void>;
 }
 
 export interface BrowserRuntime {

@@ -56,7 +56,7 @@ describe('recordings', () => {
 });
 
 describe('ending a session while its recording encodes', () => {
-  it('answers DELETE once the browser is gone, before the encode ends, and lists the recording once encoded', async () => {
+  it('answers DELETE with nothing encoded, encodes at the first due listing, which waits for it', async () => {
     const order: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
@@ -71,18 +71,43 @@ describe('ending a session while its recording encodes', () => {
     const { id } = (await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } }))
       .body.data;
     const browser = emu.control.launched.at(-1)!;
-    // With the encode held, a DELETE that waited for it would never answer (the test times out).
     const deleted = await api('DELETE', `/sessions/${id}`);
     order.push('DELETE answered');
     expect(deleted.status).toBe(200);
     expect(browser.alive).toBe(false);
     expect((await api('GET', `/sessions/${id}`)).body.data.status).toBe('ended');
+    // Not due yet: listing it neither shows nor encodes it.
     expect((await api('GET', `/sessions/${id}/recordings`)).body.data).toEqual([]);
-    release();
     await emu.admin.advanceClock(3000);
-    const listed = (await api('GET', `/sessions/${id}/recordings`)).body.data;
+    const listing = api('GET', `/sessions/${id}/recordings`).then((res) => {
+      order.push('listed');
+      return res;
+    });
+    await expect.poll(() => order).toContain('encode started');
+    release();
+    const listed = (await listing).body.data;
     expect(listed).toHaveLength(1);
     expect((await fetch(listed[0].video_url)).status).toBe(200);
-    expect(order).toEqual(['encode started', 'DELETE answered', 'encode finished']);
+    // Listed again: the same recording, not a second encode.
+    expect((await api('GET', `/sessions/${id}/recordings`)).body.data).toEqual([
+      expect.objectContaining({ id: listed[0].id }),
+    ]);
+    expect(order).toEqual(['DELETE answered', 'encode started', 'encode finished', 'listed']);
+  });
+
+  it('never encodes the recording of a session nobody lists', async () => {
+    const encoded: string[] = [];
+    emu.control.encode = async (sessionId) => {
+      encoded.push(sessionId);
+    };
+    const { id } = (await api('POST', '/sessions', { body: { proxy_password: emu.proxyPassword } }))
+      .body.data;
+    await api('DELETE', `/sessions/${id}`);
+    await emu.admin.advanceClock(60_000);
+    expect((await api('GET', `/sessions/${id}`)).body.data.status).toBe('ended');
+    // Retention forgets the session: its frames are dropped, still without an encode.
+    await emu.admin.advanceClock(3 * 24 * 3_600_000);
+    expect((await api('GET', `/sessions/${id}`)).status).toBe(404);
+    expect(encoded).toEqual([]);
   });
 });

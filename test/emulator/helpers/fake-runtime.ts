@@ -26,7 +26,7 @@ export interface FakeRuntimeControl {
   launched: FakeBrowser[];
   /** What every page action does; replace to make actions fail. */
   actions: PageActions;
-  /** Bytes of the recording each stop() returns (none when undefined). */
+  /** Bytes of the recording each encode writes (none when undefined). */
   recordingBytes: Buffer | undefined;
   recordingsAvailable: boolean;
   /** Makes the next launch reject. */
@@ -37,8 +37,9 @@ export interface FakeRuntimeControl {
    */
   launchDelayMs: number;
   /**
-   * Runs at the start of each recording's encode, after the browser is gone; the encode ends when
-   * it resolves. Hold it to see what the control plane does while a recording is encoding.
+   * Runs at the start of each recording's encode (the first time it is asked for, after the
+   * browser is gone); the encode ends when it resolves. Hold it to see what the control plane
+   * does while a recording is encoding.
    */
   encode: (sessionId: string) => Promise<void>;
   /** Launches begun (counted before the launch delay), to start a create while another launches. */
@@ -98,14 +99,20 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         markGone = resolve;
       });
       const encode = async (): Promise<RecordingFile | undefined> => {
-        browser.alive = false;
-        markGone();
         if (!spec.record || !control.recordingBytes) return undefined;
         const bytes = control.recordingBytes;
         await control.encode(spec.sessionId);
         const path = join(dir, `${spec.sessionId}.webm`);
         writeFileSync(path, bytes);
         return { path, contentType: 'video/webm', durationSeconds: 2.5, sizeBytes: bytes.length };
+      };
+      // Like the real runtime's: the first of recording() and discard() decides.
+      let outcome: Promise<RecordingFile | undefined> | undefined;
+      const settle = (asked: boolean) =>
+        (outcome ??= asked ? encode() : Promise.resolve(undefined));
+      const ended: EndedBrowser = {
+        recording: () => settle(true),
+        discard: () => settle(false).then(() => {}),
       };
       const browser: FakeBrowser = {
         spec,
@@ -121,12 +128,14 @@ export function fakeParts(): EmulatorParts & { control: FakeRuntimeControl } {
         onFrame: () => () => {},
         lastFrame: () => undefined,
         end() {
-          ending ??= Promise.resolve({ recording: encode() });
+          browser.alive = false;
+          markGone();
+          ending ??= Promise.resolve(ended);
           return ending;
         },
         ended: gone,
         hasEnded: () => !browser.alive,
-        stop: () => browser.end().then((e) => e.recording),
+        stop: () => browser.end().then((e) => e.recording()),
         crash() {
           browser.alive = false;
           markGone();

@@ -82,24 +82,52 @@ describe('recordings and live view', () => {
     expect(await browser.stop()).toBeUndefined();
   });
 
-  it('ends with Chromium gone and the recording still to encode, which follows', async () => {
+  it('ends with Chromium gone and nothing encoded; the recording is encoded once, when asked for', async () => {
     const workDir = await mkdtemp(join(tmpdir(), 'runtime-end-test-'));
     const own = await createBrowserRuntime({ workDir });
+    const files = () => readdirSync(workDir, { recursive: true }).map(String);
     try {
       const sessionId = randomUUID();
       const browser = await own.launch({ sessionId, record: true });
       await browser.actions.navigate(`${pages.origin}/animated`);
       const ended = await browser.end();
       expect(own.liveProcessCount()).toBe(0);
-      // The encode writes the file; end() answered without waiting for it.
-      expect(readdirSync(workDir, { recursive: true }).map(String)).not.toContainEqual(
-        expect.stringMatching(/recording\.webm$/),
-      );
-      const recording = await ended.recording;
+      // The frames wait on disk (the last one too); no encode has run.
+      expect(files()).toContainEqual(expect.stringMatching(/frames\/\d{6}\.jpg$/));
+      expect(files()).not.toContainEqual(expect.stringMatching(/recording\.webm$/));
+      const asked = ended.recording();
+      expect(ended.recording()).toBe(asked);
+      const recording = await asked;
       expect(recording?.path).toMatch(new RegExp(`^${workDir}/s-[\\w-]+/recording\\.webm$`));
       expect(recording?.path).not.toContain(sessionId);
       expect(existsSync(recording!.path)).toBe(true);
+      expect(files()).not.toContainEqual(expect.stringMatching(/\.jpg$/));
+      // Asked for first, it is not discarded after.
+      await ended.discard();
+      expect(existsSync(recording!.path)).toBe(true);
       expect(await browser.end()).toBe(ended);
+    } finally {
+      await own.shutdown();
+      await rm(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('drops the frames of a recording discarded before anyone asked for it, and of one the shutdown ends', async () => {
+    const workDir = await mkdtemp(join(tmpdir(), 'runtime-discard-test-'));
+    const own = await createBrowserRuntime({ workDir });
+    try {
+      const discarded = await own.launch({ sessionId: randomUUID(), record: true });
+      const running = await own.launch({ sessionId: randomUUID(), record: true });
+      for (const browser of [discarded, running]) {
+        await browser.actions.navigate(`${pages.origin}/animated`);
+      }
+      const ended = await discarded.end();
+      await ended.discard();
+      expect(await ended.recording()).toBeUndefined();
+      await own.shutdown();
+      expect(own.liveProcessCount()).toBe(0);
+      // No frame, no video, no session folder: the given work dir is as it was.
+      expect(readdirSync(workDir)).toEqual([]);
     } finally {
       await own.shutdown();
       await rm(workDir, { recursive: true, force: true });
