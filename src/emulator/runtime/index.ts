@@ -14,7 +14,6 @@ export type {
   EndedBrowser,
   LaunchSpec,
   PageActions,
-  PageInfo,
   RecordingFile,
   RunningBrowser,
   RunningSession,
