@@ -8,7 +8,6 @@
  * client bypass the token and the activity timer.
  */
 import type { ServerResponse } from 'node:http';
-import { HttpError } from '../server/http-error.js';
 import { sendError } from '../server/router.js';
 import {
   type DevtoolsAnswer,
@@ -52,7 +51,7 @@ export async function serveDevtoolsJson(
       10_000,
     );
   } catch {
-    return sendError(res, new HttpError(502, 'the session browser did not answer'));
+    return void sendError(res, 502, 'the session browser did not answer');
   }
   let body = answer.body;
   const ok = answer.status >= 200 && answer.status < 300;
