@@ -72,17 +72,14 @@ function streamFrames(browser: RunningBrowser, res: ServerResponse): void {
     'cache-control': 'no-store',
     connection: 'close',
   });
-  let waitingForDrain = false;
   const send = (jpeg: Buffer) => {
-    if (waitingForDrain || res.writableEnded) return;
+    if (res.writableNeedDrain || res.writableEnded) return;
     res.write(
       `--${BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`,
     );
     res.write(jpeg);
     if (!res.write('\r\n')) {
-      waitingForDrain = true;
       res.once('drain', () => {
-        waitingForDrain = false;
         const latest = browser.lastFrame();
         if (latest) send(latest);
       });
