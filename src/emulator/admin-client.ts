@@ -99,12 +99,15 @@ export function createAdminClient(origin: string, ca?: string): AdminClient {
     }
     return json;
   };
+  /** A call whose answer the client does not hand back. */
+  const act = async (method: string, path: string, body?: unknown): Promise<void> => {
+    await call(method, path, body);
+  };
   return {
     createAccount: (input = {}) => call('POST', '/accounts', input),
     account: (accountId) => call('GET', `/accounts/${encodeURIComponent(accountId)}`),
-    updateAccount: async (accountId, input) => {
-      await call('PATCH', `/accounts/${encodeURIComponent(accountId)}`, input);
-    },
+    updateAccount: (accountId, input) =>
+      act('PATCH', `/accounts/${encodeURIComponent(accountId)}`, input),
     issueToken: async (accountId) =>
       (await call<{ token: string }>('POST', `/accounts/${encodeURIComponent(accountId)}/token`))
         .token,
@@ -112,20 +115,14 @@ export function createAdminClient(origin: string, ca?: string): AdminClient {
       (await call<{ now: string }>('POST', '/clock', { advanceMs: ms })).now,
     injectFault: async (fault) => (await call<{ fault: Fault }>('POST', '/faults', fault)).fault,
     listFaults: async () => (await call<{ faults: Fault[] }>('GET', '/faults')).faults,
-    clearFaults: async () => {
-      await call('DELETE', '/faults');
-    },
+    clearFaults: () => act('DELETE', '/faults'),
     addRecording: (input) => call('POST', '/recordings', input),
     cutConnections: (sessionId) =>
       call('POST', '/cut', sessionId === undefined ? {} : { sessionId }),
-    setFlaky: async (meanIntervalMs) => {
-      await call('POST', '/flaky', { meanIntervalMs });
-    },
+    setFlaky: (meanIntervalMs) => act('POST', '/flaky', { meanIntervalMs }),
     state: () => call('GET', '/state'),
     publish: async (host, target) =>
       (await call<{ sites: Record<string, string> }>('POST', '/internet', { host, target })).sites,
-    reset: async () => {
-      await call('POST', '/reset');
-    },
+    reset: () => act('POST', '/reset'),
   };
 }

@@ -7,7 +7,6 @@ import { redact } from '../http/index.js';
 import { createAccountService } from './account-service/service.js';
 import { adminModule } from './admin.js';
 import { type AdminClient, createAdminClient } from './admin-client.js';
-import { accountDirectory } from './browser-service/account-directory.js';
 import {
   type BrowserService,
   type BrowserServiceDeps,
@@ -152,7 +151,12 @@ function createServices(
   const browser = createBrowserService({ ...parts, options, clock, store, dataDir, origin, log });
   const account = createAccountService({
     clock,
-    accounts: accountDirectory(store),
+    // The accounts of `POST /_emulator/accounts`, which carry `apiKey`, `purchased` and `balance`.
+    accounts: {
+      byApiKey: (apiKey) => [...store.accounts.values()].find((a) => a.apiKey === apiKey),
+      byId: (id) => store.accounts.get(id),
+      list: () => store.accounts.values(),
+    },
     options: options.account,
   });
   if (!parts.runtime.recordingsAvailable) {

@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ResolvedAccountOptions } from './account-options.js';
 import { signatureHeader } from './signing.js';
-import type { AccountStates, LastDelivery, WebhookRecord } from './state.js';
+import type { AccountStates, WebhookRecord } from './state.js';
 import type { AccountClock } from './types.js';
 
 export interface DeliveryResult {
   webhook_id: string;
-  status: LastDelivery['status'];
+  status: 'success' | 'failed';
   response_code: number | null;
 }
 
@@ -76,11 +76,8 @@ export class Events {
       // Unreachable, refused or timed out: no response code, as the spec describes.
     }
     const ok = responseCode !== null && responseCode >= 200 && responseCode < 300;
-    hook.lastDelivery = {
-      at: new Date(now).toISOString(),
-      status: ok ? 'success' : 'failed',
-      response_code: responseCode,
-    };
-    return { webhook_id: hook.id, status: hook.lastDelivery.status, response_code: responseCode };
+    const status = ok ? 'success' : 'failed';
+    hook.last_delivery = { at: new Date(now).toISOString(), status, response_code: responseCode };
+    return { webhook_id: hook.id, status, response_code: responseCode };
   }
 }

@@ -16,12 +16,6 @@ import type { AccountServiceContext } from './context.js';
 import type { NotificationRecord } from './state.js';
 import { NotificationAnswerSchema, NotificationIdSchema } from './wire-schemas.js';
 
-interface NotificationInput {
-  category?: string | undefined;
-  title?: string | undefined;
-  message: string;
-}
-
 export function notificationView({
   read: _,
   ...view
@@ -33,7 +27,8 @@ export function notificationView({
 export function pushNotification(
   ctx: AccountServiceContext,
   accountId: string,
-  input: NotificationInput,
+  input: Pick<NotificationRecord, 'message'> &
+    Partial<Pick<NotificationRecord, 'category' | 'title'>>,
 ): NotificationRecord {
   const record: NotificationRecord = {
     notification_id: randomUUID(),

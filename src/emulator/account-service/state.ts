@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { ResultRowSchema } from '../../account-api/schemas/queries.js';
-import type { NotificationAnswerSchema } from './wire-schemas.js';
+import type { NotificationAnswerSchema, WebhookAnswerSchema } from './wire-schemas.js';
 
 /** A row as `GET /llm/results/` answers it: the client's schema of a polled row. */
 export type Row = z.input<typeof ResultRowSchema>;
@@ -33,26 +33,13 @@ export interface Batch {
   rows: RowRecord[];
 }
 
-export interface LastDelivery {
-  at: string | null;
-  status: 'never' | 'success' | 'failed';
-  response_code: number | null;
-}
-
-export interface WebhookRecord {
-  id: string;
-  url: string;
-  events: string[];
-  description: string;
-  enabled: boolean;
-  created: string;
-  updated: string;
+/** A webhook as the service answers it (every field filled), and its secrets. */
+export type WebhookRecord = Required<z.input<typeof WebhookAnswerSchema>> & {
   secret: string;
   previousSecret: string | undefined;
   /** Emulator ms until which `previousSecret` still signs. */
   previousValidUntil: number | undefined;
-  lastDelivery: LastDelivery;
-}
+};
 
 /** A notification as the service answers it, and whether it was read. */
 export type NotificationRecord = z.input<typeof NotificationAnswerSchema> & { read: boolean };

@@ -32,21 +32,18 @@ export interface AccountDirectory {
 // The wire types are the client's (account-api.md), so an answer provider returns what the
 // client reads.
 import type { Platform } from '../../account-api/schemas/limits.js';
-import type { RawResponse } from '../../account-api/schemas/queries.js';
+import type { RawResponse, ResultRow } from '../../account-api/schemas/queries.js';
 
 export type { Source } from '../../account-api/schemas/queries.js';
 export type { Platform, RawResponse };
 
-export interface ResolvedLocation {
-  country: string;
-  region: string;
-  city: string;
-}
+/** Where a row ran, as a polled row reads it. */
+export type ResolvedLocation = Pick<ResultRow, 'country' | 'region' | 'city'>;
 
-/** What an answer provider is asked; it returns the `raw_response` of a successful row. */
-export interface AnswerRequest extends ResolvedLocation {
-  question: string;
-  platform: Platform;
-}
+/** What an answer provider is asked (a polled row's fields); it returns the `raw_response` of a successful row. */
+export type AnswerRequest = Pick<
+  ResultRow,
+  'question' | 'platform' | 'country' | 'region' | 'city'
+>;
 
 export type AnswerProvider = (request: AnswerRequest) => RawResponse | Promise<RawResponse>;

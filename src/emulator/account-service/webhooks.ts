@@ -25,18 +25,14 @@ import {
   WebhookRequestSchema,
 } from './wire-schemas.js';
 
-/** The public view: never the secret. */
-function webhookView(hook: WebhookRecord): z.input<typeof WebhookAnswerSchema> {
-  return {
-    id: hook.id,
-    url: hook.url,
-    events: [...hook.events],
-    description: hook.description,
-    enabled: hook.enabled,
-    created: hook.created,
-    updated: hook.updated,
-    last_delivery: { ...hook.lastDelivery },
-  };
+/** The public view: never the secrets. */
+function webhookView({
+  secret: _,
+  previousSecret: _previous,
+  previousValidUntil: _until,
+  ...view
+}: WebhookRecord): z.input<typeof WebhookAnswerSchema> {
+  return view;
 }
 
 export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServiceContext): void {
@@ -71,7 +67,7 @@ export function registerWebhookRoutes(routes: RouteRegistrar, ctx: AccountServic
       secret: newSigningSecret(),
       previousSecret: undefined,
       previousValidUntil: undefined,
-      lastDelivery: { at: null, status: 'never', response_code: null },
+      last_delivery: { at: null, status: 'never', response_code: null },
     };
     hooks.set(hook.id, hook);
     const created = { ...webhookView(hook), secret: hook.secret };

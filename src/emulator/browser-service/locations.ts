@@ -52,18 +52,6 @@ const REQUIRED: Record<LocationLevel, string[]> = {
   'zip-codes': ['country'],
 };
 
-function knownCountry(code: string): string {
-  if (!findCountry(code)) throw badRequest(`country "${code}" is not a known country code`);
-  return code;
-}
-
-function knownRegion(country: string, region: string): string {
-  if (!findRegion(country, region)) {
-    throw badRequest(`region "${region}" is not available in country "${country}"`);
-  }
-  return region;
-}
-
 export function listLocations(level: LocationLevel, query: URLSearchParams): LocationItem[] {
   const get = (key: string) => query.get(key)?.trim().toLowerCase() || undefined;
   const missing = REQUIRED[level].filter((key) => get(key) === undefined);
@@ -72,8 +60,14 @@ export function listLocations(level: LocationLevel, query: URLSearchParams): Loc
   if (search !== undefined && level !== 'countries') {
     throw badRequest('search is only supported for countries');
   }
-  const country = get('country') && knownCountry(get('country') as string);
-  const region = get('region') && knownRegion(country as string, get('region') as string);
+  const country = get('country');
+  if (country && !findCountry(country)) {
+    throw badRequest(`country "${country}" is not a known country code`);
+  }
+  const region = get('region');
+  if (region && !findRegion(country as string, region)) {
+    throw badRequest(`region "${region}" is not available in country "${country}"`);
+  }
   switch (level) {
     case 'countries':
       return COUNTRY_LIST.filter(

@@ -191,14 +191,9 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
         return undefined;
       }
       const ids = sessionId !== undefined ? [sessionId] : store.runningSessions().map((s) => s.id);
-      let cut = 0;
-      let sockets = 0;
-      for (const id of ids) {
-        const count = await cutOne(id);
-        sockets += count;
-        if (count > 0) cut += 1;
-      }
-      return { sessions: cut, sockets };
+      const counts = await Promise.all(ids.map(cutOne));
+      const sockets = counts.reduce((sum, count) => sum + count, 0);
+      return { sessions: counts.filter((count) => count > 0).length, sockets };
     },
     flaky,
     cutsMade: () => connections.cuts,

@@ -84,13 +84,9 @@ export async function openExitProxy(options: ExitProxyOptions): Promise<ExitProx
     const tunnel = tunnelOf.get(req.socket);
     if (tunnel) return { ...tunnel, path: req.url ?? '/' };
     const connection = connectionOf.get(req.socket) ?? 0;
-    try {
-      const url = new URL(req.url ?? '');
-      if (url.protocol !== 'http:' && url.protocol !== 'ws:') return undefined;
-      return { host: url.hostname, path: `${url.pathname}${url.search}`, connection };
-    } catch {
-      return undefined;
-    }
+    const url = URL.canParse(req.url ?? '') ? new URL(req.url ?? '') : undefined;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'ws:')) return undefined;
+    return { host: url.hostname, path: `${url.pathname}${url.search}`, connection };
   };
 
   const outgoing = (req: IncomingMessage, to: Destination, site: URL): RequestOptions => {

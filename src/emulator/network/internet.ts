@@ -27,12 +27,7 @@ export function siteIssue(host: unknown, target: unknown): SiteIssue | undefined
   if (host === EXIT_HOST) {
     return { field: host, message: `${EXIT_HOST} is the exit's own host and cannot be published` };
   }
-  let url: URL | undefined;
-  try {
-    url = typeof target === 'string' ? new URL(target) : undefined;
-  } catch {
-    url = undefined;
-  }
+  const url = typeof target === 'string' && URL.canParse(target) ? new URL(target) : undefined;
   if (
     !url ||
     (url.protocol !== 'http:' && url.protocol !== 'https:') ||

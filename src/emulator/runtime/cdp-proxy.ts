@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HttpError } from '../server/http-error.js';
 import { parseTarget } from '../server/own-origin.js';
 import { refuseUpgrade } from '../server/raw-http.js';
 import { sendError } from '../server/router.js';
@@ -119,9 +118,9 @@ export function createCdpProxy({ publicOrigin, resolve, sessions }: CdpProxyOpti
       const path = parseProxyPath(req.url);
       if (!path) return false;
       const devtoolsPath = devtoolsPathOf(path.rest);
-      if (!devtoolsPath) return refuse(res, 404, 'no such CDP endpoint');
+      if (!devtoolsPath) return sendError(res, 404, 'no such CDP endpoint');
       const verdict = authorize(resolve, sessions, path);
-      if ('status' in verdict) return refuse(res, verdict.status, verdict.error);
+      if ('status' in verdict) return sendError(res, verdict.status, verdict.error);
       verdict.onActivity();
       const token = path.token!;
       void serveDevtoolsJson(
@@ -157,7 +156,7 @@ function serveRootProtocol(
   if (pathname === undefined || devtoolsPathOf(pathname) !== '/json/protocol') return false;
   const entry = sessions.anyRunning();
   if (!entry) {
-    return refuse(res, 404, 'no session is running: the protocol comes from a session browser');
+    return sendError(res, 404, 'no session is running: the protocol comes from a session browser');
   }
   void serveDevtoolsJson(
     res,
@@ -165,11 +164,5 @@ function serveRootProtocol(
     { method: req.method === 'HEAD' ? 'HEAD' : 'GET', path: '/json/protocol', query: '' },
     () => new URL('ws://unused'),
   );
-  return true;
-}
-
-/** Answers the request with the emulator's one error answer; true: the request was handled. */
-function refuse(res: ServerResponse, status: number, message: string): true {
-  sendError(res, new HttpError(status, message));
   return true;
 }

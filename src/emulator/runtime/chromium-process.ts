@@ -128,16 +128,11 @@ export async function spawnChromium(
   }
   trackGroup(pid);
 
-  let exitedFlag = false;
-  const exited = new Promise<void>((resolve) => {
-    const done = () => {
-      exitedFlag = true;
-      resolve();
-    };
-    // A launcher's process (a spare sandbox) may have exited before it was handed over.
-    if (child.exitCode !== null || child.signalCode !== null) done();
-    else child.once('exit', done);
-  });
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  // A launcher's process (a spare sandbox) may have exited before it was handed over.
+  const exited = hasExited()
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Keep a few recent lines for launch errors, and keep draining stderr for the process's whole
   // life: a full pipe would block Chromium's logging thread.
   const lastLines: string[] = [];
@@ -185,7 +180,7 @@ export async function spawnChromium(
       pid,
       browserWsUrl,
       exited,
-      hasExited: () => exitedFlag,
+      hasExited,
       exitStatus: () =>
         child.signalCode ? `signal ${child.signalCode}` : `code ${child.exitCode}`,
       stderrTail: () => [...lastLines, ...(partial ? [partial] : [])],

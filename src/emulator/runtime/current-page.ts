@@ -107,12 +107,10 @@ export class CurrentPage {
 
   #upsert(info: TargetInfo): void {
     if (info.type !== 'page') return;
-    if (this.#pages.has(info.targetId)) this.#pages.set(info.targetId, info);
-    else {
-      this.#pages.set(info.targetId, info);
-      // A page appearing while none is followed: let the screencast pick it up.
-      if (!this.#current && this.#changeListeners.size > 0) void this.#announce();
-    }
+    const known = this.#pages.has(info.targetId);
+    this.#pages.set(info.targetId, info);
+    // A page appearing while none is followed: let the screencast pick it up.
+    if (!known && !this.#current && this.#changeListeners.size > 0) void this.#announce();
   }
 
   #gone(targetId: string): void {

@@ -8,7 +8,6 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { HttpError } from '../server/http-error.js';
 import {
   foreignRequest,
   isLoopbackHost,
@@ -37,13 +36,11 @@ export async function openDebuggerAddress(
   };
   const server = createServer((req, res) => {
     const url = admit(req);
-    const refuse = (status: number, message: string) =>
-      sendError(res, new HttpError(status, message));
-    if (!(url instanceof URL)) return refuse(url.status, url.message);
+    if (!(url instanceof URL)) return sendError(res, url.status, url.message);
     const entry = running(sessions, sessionId);
     const path = devtoolsPathOf(url.pathname);
-    if (!entry) return refuse(404, 'session not found or no longer running');
-    if (!path) return refuse(404, 'no such endpoint');
+    if (!entry) return sendError(res, 404, 'session not found or no longer running');
+    if (!path) return sendError(res, 404, 'no such endpoint');
     entry.onActivity();
     // Same host as the request: the listener may be reached as 127.0.0.1 or localhost.
     const host = req.headers.host ?? address;

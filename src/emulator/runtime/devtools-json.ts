@@ -8,13 +8,8 @@
  * client bypass the token and the activity timer.
  */
 import type { ServerResponse } from 'node:http';
-import { HttpError } from '../server/http-error.js';
 import { sendError } from '../server/router.js';
-import {
-  type DevtoolsAnswer,
-  type DevtoolsEndpoint,
-  requestDevtools,
-} from './devtools-endpoint.js';
+import { type DevtoolsEndpoint, requestDevtools } from './devtools-endpoint.js';
 
 /** Maps a Chromium devtools path (`/devtools/browser/..`, `/devtools/page/..`) to a public ws URL. */
 export type WsUrlMapper = (chromiumPath: string) => URL;
@@ -43,17 +38,11 @@ export async function serveDevtoolsJson(
   mapWsUrl: WsUrlMapper,
 ): Promise<void> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  let answer: DevtoolsAnswer;
-  try {
-    answer = await requestDevtools(
-      chromiumAddress,
-      method,
-      `${request.path}${request.query ? `?${request.query}` : ''}`,
-      10_000,
-    );
-  } catch {
-    return sendError(res, new HttpError(502, 'the session browser did not answer'));
-  }
+  const path = `${request.path}${request.query ? `?${request.query}` : ''}`;
+  const answer = await requestDevtools(chromiumAddress, method, path, 10_000).catch(
+    () => undefined,
+  );
+  if (!answer) return void sendError(res, 502, 'the session browser did not answer');
   let body = answer.body;
   const ok = answer.status >= 200 && answer.status < 300;
   if (ok && REWRITTEN.has(request.path)) {

@@ -68,10 +68,6 @@ export function findChromium(explicit?: string, host: HostProbe = currentHost())
   throw new ChromiumNotFoundError(`Chromium not found: ${chromiumInstallHint(host.platform)}`);
 }
 
-function ffmpegMissingReason(platform: NodeJS.Platform): string {
-  return `ffmpeg not found: ${ffmpegInstallHint(platform)}; recordings are off`;
-}
-
 export type FfmpegLookup = { path: string } | { path: undefined; reason: string };
 
 /** ffmpeg for recordings: `explicit` (`false` turns recordings off), else `FFMPEG_PATH`, else PATH. */
@@ -81,7 +77,7 @@ export function findFfmpeg(
 ): FfmpegLookup {
   if (explicit === false)
     return { path: undefined, reason: 'recordings are off (ffmpegPath: false)' };
-  const missing = ffmpegMissingReason(host.platform);
+  const missing = `ffmpeg not found: ${ffmpegInstallHint(host.platform)}; recordings are off`;
   const asked = explicit ?? envOf(host, 'FFMPEG_PATH');
   if (asked) {
     return host.isExecutable(asked)

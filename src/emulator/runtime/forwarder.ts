@@ -155,23 +155,15 @@ export async function runForwarder(
       process.on(signal, () => (child ? child.kill(signal) : exit(128 + SIGNALS[signal]!)));
     }
   }
-  let forwarder: Forwarder;
-  try {
-    forwarder = await startForwarder(options);
-  } catch (error) {
-    say(`could not listen on ${(error as Error).message}`);
-    exit(1);
-    return;
-  }
-  let argv: readonly string[];
-  try {
-    argv = await command;
-  } catch (error) {
-    say(`no command to run: ${(error as Error).message}`);
+  const forwarder = await startForwarder(options).catch((error: Error) => {
+    say(`could not listen on ${error.message}`);
+  });
+  if (!forwarder) return exit(1);
+  const argv = await command.catch(async (error: Error) => {
+    say(`no command to run: ${error.message}`);
     await forwarder.close();
-    exit(1);
-    return;
-  }
+  });
+  if (!argv) return exit(1);
   const [executable, ...args] = argv;
   const started = spawn(executable!, args, { stdio: 'inherit' });
   child = started;

@@ -1,8 +1,7 @@
 export { createBrowserRuntime } from './browser-runtime.js';
 export type { CdpProxyOptions } from './cdp-proxy.js';
 export { createCdpProxy } from './cdp-proxy.js';
-export type { FfmpegLookup } from './find-executables.js';
-export { ChromiumNotFoundError, findChromium, findFfmpeg } from './find-executables.js';
+export { findChromium, findFfmpeg } from './find-executables.js';
 export type { LiveView, LiveViewOptions } from './live-view.js';
 export { createLiveView } from './live-view.js';
 export { removeOnExit } from './process-groups.js';
@@ -14,7 +13,6 @@ export type {
   EndedBrowser,
   LaunchSpec,
   PageActions,
-  PageInfo,
   RecordingFile,
   RunningBrowser,
   RunningSession,

@@ -8,7 +8,6 @@
  * removes, so logs, errors and reports never show it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError } from '../server/http-error.js';
 import { parseTarget } from '../server/own-origin.js';
 import { sendError, sendReply } from '../server/router.js';
 import { liveViewPage } from './live-view-page.js';
@@ -43,16 +42,11 @@ export function createLiveView({ resolve }: LiveViewOptions): LiveView {
       const url = parseTarget(req.url);
       const match = url && /^\/live\/([^/]+)(\/stream|\/status)?\/?$/.exec(url.pathname);
       if (!match) return false;
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendError(res, new HttpError(405, 'method not allowed'));
-        return true;
-      }
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return sendError(res, 405, 'method not allowed');
       const token = url.searchParams.get('token') ?? undefined;
       const browser = find(decodeURIComponent(match[1]!), token);
-      if (!browser) {
-        sendError(res, new HttpError(404, 'session not found or no longer running'));
-        return true;
-      }
+      if (!browser) return sendError(res, 404, 'session not found or no longer running');
       if (match[2] === '/stream') streamFrames(browser, res);
       else if (match[2] === '/status') sendReply(res, { body: { status: 'running' } });
       else {
@@ -78,17 +72,14 @@ function streamFrames(browser: RunningBrowser, res: ServerResponse): void {
     'cache-control': 'no-store',
     connection: 'close',
   });
-  let waitingForDrain = false;
   const send = (jpeg: Buffer) => {
-    if (waitingForDrain || res.writableEnded) return;
+    if (res.writableNeedDrain || res.writableEnded) return;
     res.write(
       `--${BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`,
     );
     res.write(jpeg);
     if (!res.write('\r\n')) {
-      waitingForDrain = true;
       res.once('drain', () => {
-        waitingForDrain = false;
         const latest = browser.lastFrame();
         if (latest) send(latest);
       });

@@ -116,15 +116,11 @@ async function navigate(
     wake?.();
   });
   try {
-    let answer: Protocol.Page.NavigateResponse;
-    try {
-      answer = await page.send('Page.navigate', { url });
-    } catch (error) {
-      if (error instanceof CdpProtocolError) {
-        throw new NavigationError(`navigate to ${url} failed: ${error.message}`);
-      }
-      throw error;
-    }
+    // Chromium refuses some URLs outright (a protocol error), others in the answer's errorText.
+    const answer = await page.send('Page.navigate', { url }).catch((error: unknown) => {
+      if (!(error instanceof CdpProtocolError)) throw error;
+      return { errorText: error.message, loaderId: undefined };
+    });
     if (answer.errorText)
       throw new NavigationError(`navigate to ${url} failed: ${answer.errorText}`);
     const loaderId = answer.loaderId;
@@ -173,13 +169,10 @@ async function click(page: Page, selector: string): Promise<void> {
   try {
     const objectId = await querySelector(page, selector);
     await page.send('DOM.scrollIntoViewIfNeeded', { objectId });
-    let quads: number[][];
-    try {
-      ({ quads } = await page.send('DOM.getContentQuads', { objectId }));
-    } catch (error) {
+    const { quads } = await page.send('DOM.getContentQuads', { objectId }).catch((error) => {
       if (!(error instanceof CdpProtocolError)) throw error;
-      quads = [];
-    }
+      return { quads: [] as number[][] };
+    });
     const quad = quads[0];
     if (!quad) throw new SelectorNotFoundError(`selector "${selector}" matches no visible element`);
     // Centre of the quad's four corners, in viewport CSS pixels (what Input expects).

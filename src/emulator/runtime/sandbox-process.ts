@@ -35,26 +35,21 @@ export function bootSandbox(launch: SandboxLaunch): BootedSandbox {
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   if (child.pid !== undefined) trackGroup(child.pid);
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
   // A spawn that failed (its 'error' is read by whoever runs it) or a sandbox that died before
   // its command came: neither may throw here (an unhandled 'error', an EPIPE on the write).
-  child.once('error', () => {
-    exited = true;
-  });
+  child.once('error', () => {});
   child.stdin!.on('error', () => {});
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
   return {
     run(command) {
       child.stdin!.end(JSON.stringify(command));
       return child;
     },
-    alive: () => !exited && child.pid !== undefined,
+    alive: () => !exited() && child.pid !== undefined,
     async kill() {
       if (child.pid === undefined) return;
       killGroup(child.pid);
-      if (!exited) await once(child, 'exit');
+      if (!exited()) await once(child, 'exit');
       await waitForGroupGone(child.pid);
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Page } from '../../browser-api/schemas/sessions.js';
 import type { DevtoolsEndpoint } from './devtools-endpoint.js';
 
 export interface RuntimeOptions {
@@ -55,13 +56,8 @@ export interface LaunchSpec {
   exitIdentity?: (connection: number) => ExitIdentity;
 }
 
-/** A page target, as the browser service's `/sessions/{id}/pages` answers it. */
-export type PageInfo = {
-  id: string;
-  title: string;
-  type: string;
-  url: string;
-};
+/** A page target, as the browser service's `/sessions/{id}/pages` answers it: the client's `Page`. */
+export type PageInfo = Page;
 
 export interface RecordingFile {
   /** Absolute path of the encoded video. */

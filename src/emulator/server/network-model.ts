@@ -67,19 +67,15 @@ function delayLine(from: Socket, to: Socket, delayMs: number, gateAt: number): v
     schedule();
   };
 
-  let ended = false;
   from.on('data', (chunk: Buffer) => {
     queuedBytes += chunk.length;
     if (queuedBytes > MAX_IN_FLIGHT_BYTES) from.pause();
     push(chunk);
   });
-  from.on('end', () => {
-    ended = true;
-    push(END);
-  });
+  from.on('end', () => push(END));
   // A reset (or a close without a FIN) reaches the other side after the same delay.
   from.on('close', () => {
-    if (!ended) push(DESTROY);
+    if (!from.readableEnded) push(DESTROY);
   });
   from.on('error', () => {});
 }

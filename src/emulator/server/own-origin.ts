@@ -66,12 +66,8 @@ function hostnameAllowed(hostname: string, boundHost: string): boolean {
 
 /** `host[:port]` as a URL authority, or undefined when it is anything more (user info, a path). */
 function authority(value: string, scheme: 'http:' | 'https:'): URL | undefined {
-  if (!/^[a-z0-9.\-[\]:]+$/i.test(value)) return undefined;
-  try {
-    return new URL(`${scheme}//${value}`);
-  } catch {
-    return undefined;
-  }
+  const url = `${scheme}//${value}`;
+  return /^[a-z0-9.\-[\]:]+$/i.test(value) && URL.canParse(url) ? new URL(url) : undefined;
 }
 
 function portOf(url: URL): number {

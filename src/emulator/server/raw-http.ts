@@ -68,15 +68,12 @@ export function refuseUpgrade(
 }
 
 /**
- * Pipes two sockets both ways until either closes or fails, then destroys both (once). Calls
- * `onActivity` for every chunk in either direction. Returns the teardown, for a caller that
- * ends the pair itself.
+ * Pipes two sockets both ways until either closes or fails, then destroys both (a second
+ * destroy is a no-op). Calls `onActivity` for every chunk in either direction. Returns the
+ * teardown, for a caller that ends the pair itself.
  */
 export function pipeBoth(a: Duplex, b: Duplex, onActivity?: () => void): () => void {
-  let closed = false;
   const teardown = () => {
-    if (closed) return;
-    closed = true;
     a.destroy();
     b.destroy();
   };

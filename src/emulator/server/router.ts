@@ -4,7 +4,7 @@
  * server without this file knowing about it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ErrorWording, errorReply, flatWording, type HttpError } from './http-error.js';
+import { type ErrorWording, errorReply, flatWording, HttpError } from './http-error.js';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -40,11 +40,13 @@ export function sendReply(res: ServerResponse, reply: Reply): void {
 }
 
 /**
- * Answers `error` on `res`, for a listener that writes its own response (the CDP proxy's and
+ * Answers an error on `res`, for a listener that writes its own response (the CDP proxy's and
  * the live view's HTTP, a `debugger_address`): the same answer a route's thrown error gets.
+ * True: the request was handled.
  */
-export function sendError(res: ServerResponse, error: HttpError, wording = flatWording): void {
-  sendReply(res, errorReply(error, wording));
+export function sendError(res: ServerResponse, status: number, message: string): true {
+  sendReply(res, errorReply(new HttpError(status, message)));
+  return true;
 }
 
 /** Returns a JSON reply, or `undefined` when the handler wrote the response itself (streams). */
