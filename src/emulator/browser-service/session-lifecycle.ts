@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EmulatorClock } from '../clock.js';
 import type { ResolvedOptions } from '../options.js';
-import type { BrowserRuntime, EndedBrowser, RecordingFile } from '../runtime/index.js';
+import type { BrowserRuntime, EndedBrowser } from '../runtime/index.js';
 import { conflict, HttpError, limitReached, unavailable } from '../server/http-error.js';
 import { sessionExit } from './exit-identity.js';
 import type { Account, ProfileRecord, SessionRecord } from './model.js';
@@ -25,7 +25,7 @@ const MINUTE = 60_000;
 
 /** What a session's life needs: no routes, no proxy. */
 export interface SessionLifecycleDeps {
-  options: Pick<ResolvedOptions, 'sessionStartMs' | 'recordingPublicationDelayMs' | 'retentionMs'>;
+  options: Pick<ResolvedOptions, 'sessionStartMs' | 'retentionMs'>;
   clock: EmulatorClock;
   store: Store;
   runtime: BrowserRuntime;
@@ -160,9 +160,7 @@ export class SessionLifecycle {
     session.ending = ended.then(() => {});
     let settled: Promise<void> | undefined;
     const settle = (publish: boolean) =>
-      (settled ??= ended.then((e) =>
-        publish ? this.#publish(session, e.recording()) : e.discard(),
-      ));
+      (settled ??= ended.then((e) => (publish ? this.#publish(session, e) : e?.discard())));
     session.recording = { publish: () => settle(true), discard: () => settle(false) };
     return session.ending;
   }
@@ -224,14 +222,17 @@ export class SessionLifecycle {
     session.timers.push(timer);
   }
 
-  /** Chromium gone, debugger address closed, profile released: the session has ended. */
-  async #finish(session: SessionRecord): Promise<EndedBrowser> {
+  /**
+   * Chromium gone, debugger address closed, profile released: the session has ended. Undefined
+   * when its browser never started or its stop failed: nothing was recorded.
+   */
+  async #finish(session: SessionRecord): Promise<EndedBrowser | undefined> {
     const { clock, options } = this.ctx;
     const endpoint = session.debuggerEndpoint;
     if (endpoint) {
       await endpoint.then((e) => e.close()).catch(() => {});
     }
-    let ended = NOTHING_RECORDED;
+    let ended: EndedBrowser | undefined;
     try {
       if (session.browser) ended = await session.browser.end();
     } catch (error) {
@@ -253,23 +254,16 @@ export class SessionLifecycle {
     return ended;
   }
 
-  /** Once encoded, the recording is listed from the end plus the publication delay on. */
-  async #publish(
-    session: SessionRecord,
-    encoding: Promise<RecordingFile | undefined>,
-  ): Promise<void> {
-    const file = await encoding;
+  /** Encodes the recording a due listing asked for, and lists it from then on. */
+  async #publish(session: SessionRecord, ended: EndedBrowser | undefined): Promise<void> {
+    const file = await ended?.recording();
     if (!file) return;
-    const { clock, store, options } = this.ctx;
+    const { clock, store } = this.ctx;
     if (store.sessions.get(session.id) !== session) {
       // Forgotten (retention) while it was encoding: nothing will ever list or remove it.
       await rm(file.path, { force: true }).catch(() => {});
       return;
     }
-    const publishedAt = Math.max(
-      (session.endedAt ?? clock.now()) + options.recordingPublicationDelayMs,
-      clock.now(),
-    );
     const recordingId = randomUUID();
     store.recordings.set(recordingId, {
       id: recordingId,
@@ -277,7 +271,7 @@ export class SessionLifecycle {
       accountId: session.accountId,
       isPrimary: true,
       file,
-      publishedAt,
+      publishedAt: clock.now(),
     });
   }
 
@@ -293,12 +287,6 @@ export class SessionLifecycle {
     }
   }
 }
-
-/** The end of a session whose browser never started, or whose stop failed. */
-const NOTHING_RECORDED: EndedBrowser = {
-  recording: async () => undefined,
-  discard: async () => {},
-};
 
 /** 0 (or nothing) means the account limit; a request may ask for less, never more. */
 function minutes(requested: number, accountLimit: number): number {
