@@ -108,8 +108,12 @@ export class SessionLifecycle {
       });
       await hold;
       if (cut.aborted) {
-        // A reset or close came while this create was starting: it ends what it started.
-        await session.browser.stop().catch(() => {});
+        // A reset or close came while this create was starting: it ends what it started, and
+        // encodes nothing (the store is cleared, so nobody could list it).
+        await session.browser
+          .end()
+          .then((ended) => ended.discard())
+          .catch(() => {});
         throw unavailable(
           'emulator_reset',
           1,
