@@ -43,6 +43,8 @@ export async function createBrowserRuntime(
   }
 
   const browsers = new Set<RunningBrowser>();
+  /** Launches in flight: shutdown waits for them, so none makes its dirs in a removed work dir. */
+  const launching = new Set<Promise<RunningBrowser>>();
   /** Every pid launched and not yet seen gone; liveProcessCount asks the OS about each. */
   const pids = new Set<number>();
 
@@ -52,9 +54,12 @@ export async function createBrowserRuntime(
     chromiumPath,
     async launch(spec) {
       let browser: RunningBrowser;
+      const starting = launchBrowser(spec, config);
+      launching.add(starting);
       try {
-        browser = await launchBrowser(spec, config);
+        browser = await starting;
       } finally {
+        launching.delete(starting);
         // After this start, not beside it: two cores are busy enough with one Chromium's.
         config.spare?.refill();
       }
@@ -74,6 +79,8 @@ export async function createBrowserRuntime(
       return count;
     },
     async shutdown() {
+      // A launch that is still starting is ended with the others once it is up.
+      await Promise.allSettled(launching);
       await Promise.allSettled([
         // Nothing is encoded for a session the shutdown ends: its frames are dropped.
         ...[...browsers].map((browser) => browser.end().then((ended) => ended.discard())),

@@ -199,4 +199,20 @@ describe('browser runtime', () => {
     expect(own.liveProcessCount()).toBe(0);
     for (const b of browsers) expect(pidGone(b.pid)).toBe(true);
   });
+
+  it('waits for a launch still starting at shutdown, ends it and leaves its work dir empty', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'runtime-shutdown-test-'));
+    const own = await createBrowserRuntime({ ffmpegPath: false, workDir });
+    try {
+      const launching = own.launch({ sessionId: randomUUID(), record: true });
+      await own.shutdown();
+      const browser = await launching;
+      expect(own.liveProcessCount()).toBe(0);
+      expect(pidGone(browser.pid)).toBe(true);
+      // Nothing the launch made (its profile, Chromium's temp dir) is left behind it.
+      expect(readdirSync(workDir)).toEqual([]);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
 });
