@@ -135,19 +135,22 @@ export abstract class CreateTracker {
    * returns the launch's error. Never repeated blindly.
    */
   async lost(create: TrackedCreate, what: string, error: unknown): Promise<LaunchError> {
-    const ended = await this.#afterCreate(create, { error }, true).catch((e: unknown) => {
+    const found = await this.#afterCreate(create, { error }, true).catch((e: unknown) => {
       debug(`reconciliation failed: ${(e as Error).message}`);
       return undefined;
     });
+    const ended = found?.ended ?? [];
     const outcome =
-      ended === undefined
+      found === undefined
         ? 'reconciliation could not list the running sessions; run `remote-browser sessions reap` to be sure nothing is left running'
-        : ended.length > 0
-          ? `the session the service created meanwhile (${ended.join(', ')}) was ended`
-          : 'no session was left running';
+        : found.contested
+          ? `${ended.length > 0 ? `the session the service created meanwhile (${ended.join(', ')}) was ended, and ` : ''}a running session another process's create to this service may have made was left to that process; once it has exited, \`remote-browser sessions reap\` ends it if it was this create's`
+          : ended.length > 0
+            ? `the session the service created meanwhile (${ended.join(', ')}) was ended`
+            : 'no session was left running';
     return new LaunchError(
       `${what}: the create request got no answer (${(error as Error).message}); ${outcome}. It was not retried.`,
-      { cause: error, sessionId: ended?.[0] },
+      { cause: error, sessionId: ended[0] },
     );
   }
 
@@ -181,27 +184,28 @@ export abstract class CreateTracker {
    * ended; a refusal settles the intent; a lost answer (or none yet, on the way out) is
    * reconciled, and the intent settles once that found something or the create answered.
    * `thorough`: wait for this process's other creates first, and look twice (the live path);
-   * else look once (the exit paths). Returns the ids ended.
+   * else look once (the exit paths). Returns the ids ended, and whether a session was left to
+   * another process's create (`contested`).
    */
   async #afterCreate(
     create: TrackedCreate,
     outcome: Outcome,
     thorough: boolean,
-  ): Promise<string[]> {
+  ): Promise<{ ended: string[]; contested: boolean }> {
     if ('created' in outcome) {
       const { api } = create;
       const timeout = thorough ? DELETE_TIMEOUT_MS : CLEANUP_TIMEOUT_MS;
       await this.end(api, outcome.created, 'close', { timeout }).catch(() => undefined);
-      return [outcome.created];
+      return { ended: [outcome.created], contested: false };
     }
     if ('error' in outcome && !isLostCreate(outcome.error)) {
       this.#settle(create);
-      return [];
+      return { ended: [], contested: false };
     }
-    const { ended, contested } = await this.#reconcile(create, thorough);
+    const found = await this.#reconcile(create, thorough);
     // A session another live process's create may have made was left: the reap settles it.
-    if (!contested && (ended.length > 0 || 'error' in outcome)) this.#settle(create);
-    return ended;
+    if (!found.contested && (found.ended.length > 0 || 'error' in outcome)) this.#settle(create);
+    return found;
   }
 
   /**
@@ -226,7 +230,7 @@ export abstract class CreateTracker {
       // Read after the list: what another process recorded meanwhile counts.
       const known = new Set([...knownIds(), ...this.created, ...ended]);
       // This process's other creates are awaited first (thorough) or ended alongside (the way out).
-      const contested = contestedIntents(new Set([intent.intent])).filter(
+      const contested = contestedIntents(new Set([intent.intent]), api.origin).filter(
         (other) => other.pid !== process.pid,
       );
       const orphans = findOrphans(running, [intent], known, contested);

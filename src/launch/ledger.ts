@@ -174,12 +174,13 @@ export function openIntents(path?: string): CreateIntent[] {
 }
 
 /**
- * The creates a live process on this machine still has on the wire, but for `except` (those the
- * caller reconciles): findOrphans' `contested`. A session one of them may have made is that
- * process's to record in a moment, not an orphan to end.
+ * The creates a live process on this machine still has on the wire to the service `origin`,
+ * but for `except` (those the caller reconciles): findOrphans' `contested`. A session one of
+ * them may have made is that process's to record in a moment, not an orphan to end.
  */
-export function contestedIntents(except: ReadonlySet<string>, path?: string): CreateIntent[] {
-  return openIntents(path).filter((i) => !except.has(i.intent) && isProcessAlive(i.pid));
+export function contestedIntents(except: ReadonlySet<string>, origin: string, path?: string) {
+  const live = (i: CreateIntent) => i.origin === origin && isProcessAlive(i.pid);
+  return openIntents(path).filter((i) => !except.has(i.intent) && live(i));
 }
 
 /** Ids every process on this machine has recorded, open or not (reconciliation skips them). */

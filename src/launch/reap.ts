@@ -73,7 +73,7 @@ export async function reapSessions(options: ReapOptions = {}): Promise<ReapResul
       }
     }
     const known = knownIds();
-    const contested = contestedIntents(new Set(intents.map((i) => i.intent)));
+    const contested = contestedIntents(new Set(intents.map((i) => i.intent)), api.origin);
     const orphans = findOrphans(running, intents, known, contested);
     for (const orphan of orphans) await end(orphan.id);
     // A session left to a live process's create keeps the intents open for the next reap.

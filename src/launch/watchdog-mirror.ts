@@ -99,7 +99,7 @@ export function watchdogMirror(options: WatchdogMirrorOptions): WatchdogMirror {
     }
     const known = new Set([...(options.ledger ? knownIds(options.ledger) : []), ...sessions]);
     const contested = options.ledger
-      ? contestedIntents(new Set(intents.keys()), options.ledger)
+      ? contestedIntents(new Set(intents.keys()), options.origin, options.ledger)
       : [];
     const creates = [...intents.values()];
     const orphans = findOrphans(running, creates, known, contested);

@@ -278,19 +278,52 @@ describe('createSession', () => {
       service.createSession(req.body);
       return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
     });
-    await createSession(api, BODY, {
+    const err = await createSession(api, BODY, {
       scope: scope(),
       waitForSlot: true,
       what: 'launchRemote',
     }).catch((e: unknown) => e);
     expect(service.calls('DELETE', ONE)).toEqual([]);
     expect(service.running()).toHaveLength(1);
+    // The error says a session was left, and to whom: never "no session was left running".
+    expect((err as Error).message).toContain(
+      "a running session another process's create to this service may have made was left to that process",
+    );
+    expect((err as Error).message).not.toContain('no session was left running');
     expect(
       openIntents()
         .map((i) => i.pid)
         .sort(),
     ).toEqual([process.pid, process.ppid].sort());
     for (const c of tracker.creates().filter((c) => c.api === api)) tracker.refused(c);
+  });
+
+  it("a live process's create to another service contests nothing here: the lost create's session is ended", async () => {
+    const api = service.api();
+    service.on('POST', SESSIONS, (req, res) => {
+      // Another process on this machine (a second suite, its own emulator) creates alike, elsewhere.
+      const line = {
+        op: 'creating',
+        intent: 'elsewhere',
+        origin: 'http://127.0.0.1:9',
+        pid: process.ppid,
+      };
+      appendFileSync(
+        ledgerPath(),
+        `${JSON.stringify({ ...line, at: new Date().toISOString(), targeting: { ...BODY } })}\n`,
+      );
+      service.createSession(req.body);
+      return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
+    });
+    const err = await createSession(api, BODY, {
+      scope: scope(),
+      waitForSlot: true,
+      what: 'launchRemote',
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/was ended\. It was not retried/);
+    expect(service.calls('DELETE', ONE)).toHaveLength(1);
+    expect(service.running()).toEqual([]);
+    expect(openIntents().map((i) => i.intent)).toEqual(['elsewhere']);
   });
 
   it('a lost answer that cannot be reconciled leaves the intent open for a later reap', async () => {

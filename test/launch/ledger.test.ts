@@ -13,6 +13,7 @@ import {
   type CreateIntent,
   cacheDir,
   compact,
+  contestedIntents,
   findOrphans,
   isProcessAlive,
   knownIds,
@@ -208,6 +209,26 @@ describe('reading the state back', () => {
     recordCreating(intent('i-2'));
     recordCreateSettled('i-1');
     expect(openIntents()).toEqual([intent('i-2')]);
+  });
+
+  it("contestedIntents: a live process's open creates to the same service, but for those excepted", () => {
+    const live = (id: string, origin = 'http://svc') => ({
+      ...intent(id),
+      origin,
+      pid: process.ppid,
+    });
+    recordCreating(live('mine'));
+    recordCreating(live('theirs'));
+    recordCreating(live('elsewhere', 'http://other-svc'));
+    recordCreating(intent('dead')); // pid 4242: no such process here
+    recordCreating(live('done'));
+    recordCreateSettled('done');
+    expect(contestedIntents(new Set(['mine']), 'http://svc').map((i) => i.intent)).toEqual([
+      'theirs',
+    ]);
+    expect(contestedIntents(new Set(), 'http://other-svc').map((i) => i.intent)).toEqual([
+      'elsewhere',
+    ]);
   });
 
   it('skips blank and torn lines (a crash mid-write) and reads the rest', () => {
