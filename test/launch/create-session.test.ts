@@ -261,35 +261,38 @@ describe('createSession', () => {
     expect(openIntents()).toEqual([]);
   });
 
-  it("a session still contested after both looks is left, and the create's intent stays open for the reap", async () => {
+  /**
+   * The service makes the session and answers 502 (a lost create), while another live process
+   * on this machine has its create of the same targeting to `origin` on the wire.
+   */
+  const lostBesideAnotherCreate = async (origin: string) => {
     const api = service.api();
     service.on('POST', SESSIONS, (req, res) => {
-      const targeting = { ...BODY };
-      const line = {
-        op: 'creating',
-        intent: 'other-process',
-        origin: service.origin,
-        pid: process.ppid,
-      };
+      const other = { op: 'creating', intent: 'other-process', origin, pid: process.ppid };
       appendFileSync(
         ledgerPath(),
-        `${JSON.stringify({ ...line, at: new Date().toISOString(), targeting })}\n`,
+        `${JSON.stringify({ ...other, at: new Date().toISOString(), targeting: { ...BODY } })}\n`,
       );
       service.createSession(req.body);
       return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
     });
-    const err = await createSession(api, BODY, {
-      scope: scope(),
-      waitForSlot: true,
-      what: 'launchRemote',
-    }).catch((e: unknown) => e);
+    const what = 'launchRemote';
+    const error = await createSession(api, BODY, { scope: scope(), waitForSlot: true, what }).then(
+      () => expect.unreachable('the create was lost'),
+      (e: unknown) => e as Error,
+    );
+    return { api, error };
+  };
+
+  it("a session still contested after both looks is left, and the create's intent stays open for the reap", async () => {
+    const { api, error } = await lostBesideAnotherCreate(service.origin);
     expect(service.calls('DELETE', ONE)).toEqual([]);
     expect(service.running()).toHaveLength(1);
     // The error says a session was left, and to whom: never "no session was left running".
-    expect((err as Error).message).toContain(
+    expect(error.message).toContain(
       "a running session another process's create to this service may have made was left to that process",
     );
-    expect((err as Error).message).not.toContain('no session was left running');
+    expect(error.message).not.toContain('no session was left running');
     expect(
       openIntents()
         .map((i) => i.pid)
@@ -299,31 +302,12 @@ describe('createSession', () => {
   });
 
   it("a live process's create to another service contests nothing here: the lost create's session is ended", async () => {
-    const api = service.api();
-    service.on('POST', SESSIONS, (req, res) => {
-      // Another process on this machine (a second suite, its own emulator) creates alike, elsewhere.
-      const line = {
-        op: 'creating',
-        intent: 'elsewhere',
-        origin: 'http://127.0.0.1:9',
-        pid: process.ppid,
-      };
-      appendFileSync(
-        ledgerPath(),
-        `${JSON.stringify({ ...line, at: new Date().toISOString(), targeting: { ...BODY } })}\n`,
-      );
-      service.createSession(req.body);
-      return json(502, { error: { code: 'bad_gateway', message: 'upstream' } })(req, res);
-    });
-    const err = await createSession(api, BODY, {
-      scope: scope(),
-      waitForSlot: true,
-      what: 'launchRemote',
-    }).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/was ended\. It was not retried/);
+    // A second suite on this machine, on its own emulator, creating alike.
+    const { error } = await lostBesideAnotherCreate('http://127.0.0.1:9');
+    expect(error.message).toMatch(/was ended\. It was not retried/);
     expect(service.calls('DELETE', ONE)).toHaveLength(1);
     expect(service.running()).toEqual([]);
-    expect(openIntents().map((i) => i.intent)).toEqual(['elsewhere']);
+    expect(openIntents().map((i) => i.intent)).toEqual(['other-process']);
   });
 
   it('a lost answer that cannot be reconciled leaves the intent open for a later reap', async () => {
