@@ -47,12 +47,15 @@ export async function createBrowserRuntime(
   const launching = new Set<Promise<RunningBrowser>>();
   /** Every pid launched and not yet seen gone; liveProcessCount asks the OS about each. */
   const pids = new Set<number>();
+  let shuttingDown = false;
 
   return {
     recordingsAvailable: ffmpeg.path !== undefined,
     recordingsOffReason: ffmpeg.path === undefined ? ffmpeg.reason : undefined,
     chromiumPath,
     async launch(spec) {
+      // A create the server took during a close: its dirs would outlive the removed work dir.
+      if (shuttingDown) throw new Error('the browser runtime is shutting down');
       let browser: RunningBrowser;
       const starting = launchBrowser(spec, config);
       launching.add(starting);
@@ -79,6 +82,7 @@ export async function createBrowserRuntime(
       return count;
     },
     async shutdown() {
+      shuttingDown = true;
       // A launch that is still starting is ended with the others once it is up.
       await Promise.allSettled(launching);
       await Promise.allSettled([

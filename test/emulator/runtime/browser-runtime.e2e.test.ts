@@ -215,4 +215,24 @@ describe('browser runtime', () => {
       rmSync(workDir, { recursive: true, force: true });
     }
   });
+
+  it('refuses a launch that comes once shutdown began (a create the server took during a close): nothing is made', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'runtime-shutdown-test-'));
+    const own = await createBrowserRuntime({ ffmpegPath: false, workDir });
+    const shutdown = own.shutdown();
+    const late = own.launch({ sessionId: randomUUID(), record: false });
+    try {
+      await expect(late).rejects.toThrow('the browser runtime is shutting down');
+      await shutdown;
+      expect(own.liveProcessCount()).toBe(0);
+      expect(readdirSync(workDir)).toEqual([]);
+    } finally {
+      // Without the refusal the late launch starts a Chromium: end it, whatever the test found.
+      await late.then(
+        (browser) => browser.end(),
+        () => {},
+      );
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
 });
