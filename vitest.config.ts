@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     // Fails the run when it leaves emulator work dirs, fake runtimes or Chromium temp dirs behind.
     globalSetup: ['test/global/temp-leftovers.ts'],
+    // The default output, then why each test that passed only on its CI retry failed first.
+    reporters: ['default', './test/global/retried-tests.ts'],
     maxWorkers: workers,
     sequence: { sequencer: E2eInterleavingSequencer },
     projects: [
