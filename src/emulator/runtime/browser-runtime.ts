@@ -1,5 +1,5 @@
 /** The runtime the control plane holds: finds executables once, launches and tracks browsers. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findChromium, findFfmpeg } from './find-executables.js';
@@ -26,6 +26,7 @@ export async function createBrowserRuntime(
   const workDir = options.workDir
     ? resolve(options.workDir)
     : await mkdtemp(join(tmpdir(), 'remote-browser-emulator-'));
+  if (!ownWorkDir) await mkdir(workDir, { recursive: true });
   // A crash or Ctrl-C before shutdown() must not leave the dir (and Chromium's temp dirs in it).
   const forgetWorkDir = ownWorkDir ? removeOnExit(workDir) : () => {};
   const config: LaunchConfig = {
@@ -47,6 +48,7 @@ export async function createBrowserRuntime(
   const launching = new Set<Promise<RunningBrowser>>();
   /** Every pid launched and not yet seen gone; liveProcessCount asks the OS about each. */
   const pids = new Set<number>();
+  /** Set by shutdown(): a launch after it would make dirs that outlive the removed work dir. */
   let shuttingDown = false;
 
   return {
@@ -54,7 +56,6 @@ export async function createBrowserRuntime(
     recordingsOffReason: ffmpeg.path === undefined ? ffmpeg.reason : undefined,
     chromiumPath,
     async launch(spec) {
-      // A create the server took during a close: its dirs would outlive the removed work dir.
       if (shuttingDown) throw new Error('the browser runtime is shutting down');
       let browser: RunningBrowser;
       const starting = launchBrowser(spec, config);

@@ -49,7 +49,9 @@ export async function prepareProfile(
   const sessionDir = join(config.workDir, `s-${randomBytes(9).toString('base64url')}`);
   const throwawayProfile = keptProfile === undefined;
   const userDataDir = keptProfile ?? join(sessionDir, 'profile');
-  await mkdir(userDataDir, { recursive: true });
+  // Inside the work dir, never it: a launch after shutdown removed it fails, not makes it again.
+  if (throwawayProfile) await mkdir(sessionDir).then(() => mkdir(userDataDir));
+  else await mkdir(userDataDir, { recursive: true });
   const tempDir = await chromiumTempDir(config.workDir);
   // Outside the work dir (a long TMPDIR) it needs its own removal if the process dies first.
   const forgetTempDir =

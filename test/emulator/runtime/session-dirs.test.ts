@@ -33,6 +33,12 @@ describe('prepareProfile', () => {
     expect(existsSync(profile.tempDir!)).toBe(false);
   });
 
+  it('makes nothing once the work dir is gone (a launch after shutdown): it fails instead', async () => {
+    await rm(workDir, { recursive: true });
+    await expect(prepareProfile(undefined, { workDir })).rejects.toThrow(/ENOENT/);
+    expect(existsSync(workDir)).toBe(false);
+  });
+
   it('uses a saved profile where it is, and keeps it when the session ends', async () => {
     const kept = join(workDir, 'kept', 'p1');
     await mkdir(kept, { recursive: true });
