@@ -140,14 +140,17 @@ export abstract class CreateTracker {
       return undefined;
     });
     const ended = found?.ended ?? [];
+    const endedPart = ended.length
+      ? `the session the service created meanwhile (${ended.join(', ')}) was ended`
+      : undefined;
+    const leftPart =
+      "a running session another process's create to this service may have made was left to that process; once it has exited, `remote-browser sessions reap` ends it if it was this create's";
     const outcome =
       found === undefined
         ? 'reconciliation could not list the running sessions; run `remote-browser sessions reap` to be sure nothing is left running'
         : found.contested
-          ? `${ended.length > 0 ? `the session the service created meanwhile (${ended.join(', ')}) was ended, and ` : ''}a running session another process's create to this service may have made was left to that process; once it has exited, \`remote-browser sessions reap\` ends it if it was this create's`
-          : ended.length > 0
-            ? `the session the service created meanwhile (${ended.join(', ')}) was ended`
-            : 'no session was left running';
+          ? [endedPart, leftPart].filter(Boolean).join(', and ')
+          : (endedPart ?? 'no session was left running');
     return new LaunchError(
       `${what}: the create request got no answer (${(error as Error).message}); ${outcome}. It was not retried.`,
       { cause: error, sessionId: ended[0] },

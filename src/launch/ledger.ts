@@ -179,8 +179,8 @@ export function openIntents(path?: string): CreateIntent[] {
  * them may have made is that process's to record in a moment, not an orphan to end.
  */
 export function contestedIntents(except: ReadonlySet<string>, origin: string, path?: string) {
-  const live = (i: CreateIntent) => i.origin === origin && isProcessAlive(i.pid);
-  return openIntents(path).filter((i) => !except.has(i.intent) && live(i));
+  const contested = (i: CreateIntent) => i.origin === origin && !except.has(i.intent);
+  return openIntents(path).filter((i) => contested(i) && isProcessAlive(i.pid));
 }
 
 /** Ids every process on this machine has recorded, open or not (reconciliation skips them). */

@@ -48,7 +48,7 @@ export async function createBrowserRuntime(
   const launching = new Set<Promise<RunningBrowser>>();
   /** Every pid launched and not yet seen gone; liveProcessCount asks the OS about each. */
   const pids = new Set<number>();
-  /** Set by shutdown(): a launch after it would make dirs that outlive the removed work dir. */
+  /** Set by shutdown(): a launch after it would start a Chromium that nothing ends. */
   let shuttingDown = false;
 
   return {
