@@ -33,7 +33,9 @@ export default defineConfig({
     'sandbox-forwarder': 'src/emulator/runtime/forwarder-main.ts',
   },
   format: ['esm', 'cjs'],
-  dts: { entry: entries },
+  // `BUILD_TYPES=no`: JavaScript only, for what runs the package without its types (the demo and
+  // the bench, through scripts/build-if-stale.mjs --no-types).
+  dts: process.env.BUILD_TYPES === 'no' ? false : { entry: entries },
   // No source maps: they were a quarter of the packed size, and without their embedded sources
   // (which had doubled it) they point at src/ files the package does not ship. The output is not
   // minified, so a stack trace already names the real function at a readable line of dist/.

@@ -14,7 +14,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 function file(path: string, at: number): void {
   const full = join(root, path);
   mkdirSync(dirname(full), { recursive: true });
-  writeFileSync(full, '');
+  writeFileSync(full, full.endsWith('.json') ? '{}' : '');
   utimesSync(full, at, at);
 }
 
@@ -34,6 +34,26 @@ describe('requireFreshDist', () => {
     file('dist/index.d.ts', 2001);
     file('src/a.ts', 1000);
     file('package.json', 1000);
+    expect(distStaleness(root)).toBeUndefined();
+  });
+
+  it("wants the declarations package.json's exports name, unless the caller runs JavaScript only", () => {
+    const exports = {
+      '.': { import: { types: './dist/index.d.ts', default: './dist/index.js' } },
+      './test': { require: { types: './dist/test.d.cts', default: './dist/test.cjs' } },
+    };
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ exports }));
+    utimesSync(join(root, 'package.json'), 1000, 1000);
+    file('dist/index.js', 2000);
+    file('dist/index.d.ts', 2000);
+    file('dist/test.cjs', 2000);
+    // A build for the demo or the bench (BUILD_TYPES=no) made no declarations.
+    expect(distStaleness(root)).toBe(
+      'dist/ has no type declarations (./dist/test.d.cts): run `npm run build` first',
+    );
+    expect(() => requireFreshDist(root)).toThrow(/no type declarations/);
+    expect(distStaleness(root, { types: false })).toBeUndefined();
+    file('dist/test.d.cts', 2000);
     expect(distStaleness(root)).toBeUndefined();
   });
 
