@@ -33,7 +33,8 @@ const { values } = parseArgs({
   },
 });
 const only = values.only ? new Set(values.only.toUpperCase().split(',')) : undefined;
-const wanted = (...ids: string[]) => !only || ids.some((id) => only.has(id));
+// Row ids compared in upper case on both sides: `--only P8b` (or p8b) selects P8b.
+const wanted = (...ids: string[]) => !only || ids.some((id) => only.has(id.toUpperCase()));
 const pairs = Number(values.pairs);
 const [country, region, city] = values.target?.split('/') ?? [];
 const target = country
