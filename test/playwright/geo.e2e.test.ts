@@ -46,7 +46,14 @@ type FullReport = PageReport & { frame: Probe; frameNow: Probe };
 
 async function frameOf(page: Page): Promise<Frame> {
   await page.waitForLoadState();
-  const frame = page.frames().find((f) => f.url().startsWith('https://frame.test/'));
+  // The cross-site iframe runs in a process of its own: Playwright learns its URL from that
+  // target's session, which on a loaded machine can come after the page's load event (a popup's
+  // did, on 2 busy cores). Wait for it rather than read page.frames() once.
+  const isProbe = (f: Frame) => f.url().startsWith('https://frame.test/');
+  await expect
+    .poll(() => page.frames().map((f) => f.url()), { timeout: 15_000 })
+    .toContainEqual(expect.stringMatching(/^https:\/\/frame\.test\//));
+  const frame = page.frames().find(isProbe);
   if (!frame) throw new Error('no frame.test iframe');
   await frame.waitForFunction(() => 'firstScript' in window);
   return frame;
