@@ -35,6 +35,17 @@ export function closeNative(browser: Browser, options?: { reason?: string }): Pr
   return (Object.getPrototypeOf(browser) as Browser).close.call(browser, options);
 }
 
+/**
+ * What the WebSocket bridge's resume of a held new page waits for: Playwright's own. Playwright
+ * holds every new page on its connection too and resumes it after its set-up of it (the
+ * context's routes, extra headers, init scripts and bindings), and Chromium starts a page at the
+ * first resume of any of its holders. Resumed by us at once, 5 of 12 popups on a loaded machine
+ * sent their first request without the context's `Accept-Language` (raw Playwright: 0 of 12).
+ * Never settles: the bridge's scripts are on the page's session before Playwright's resume, and
+ * its own resume, RESUME_WAIT_MS later (page-hold.ts), is for a page Playwright does not resume.
+ */
+const playwrightResumesThem = (): Promise<void> => new Promise<void>(() => {});
+
 export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions, BrowserType> = {
   library: 'playwright',
   holdNewPages: true,
@@ -60,6 +71,8 @@ export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions,
       startGeo(browser, geoInputOf(opened, options)).catch(
         featureFailed(what, 'geo overrides could not be applied'),
       ),
+      // Playwright resumes the new pages it holds once its own set-up of them is sent.
+      features.bridge.then((bridge) => bridge?.resumeHeldPagesAfter(playwrightResumesThem)),
     ]);
   },
   disconnect: (browser) => closeNative(browser),

@@ -4,20 +4,24 @@
  * page created from then on (a popup, a tab of `newPage()`, a page of another context) until we
  * resume it: the holder's first commands, then `Runtime.runIfWaitingForDebugger`, go out on the
  * page's flat session in one write, so they are in place before the first script of its first
- * document. With Playwright no round trip is added: it holds the same pages on its own
- * connection for its own setup, and Chromium starts a page once every holder resumed it.
+ * document. Chromium starts a page at the FIRST resume of any of its holders (measured, Chromium
+ * 156: a page held by us and never resumed loaded at once on Playwright's resume). So where the
+ * library holds the same pages for its own set-up, ours must not come first: the resume waits
+ * for the library (`resumeAfter`), at most RESUME_WAIT_MS, and our scripts, sent at the attach,
+ * are in before the library's resume, which comes after its own set-up.
  *
  * A page there already when the hold starts, or again after a reopen (the auto-attach is part of
  * the setup a reopened connection replays), is reported without the hold (`waiting` false).
  * Chromium reports every attach of ours that way too: those are told apart (ownsAttach) and left
  * alone. A held session no holder keeps is detached once the page is resumed.
  *
- * Puppeteer holds a new tab, not its page: it attaches the page under the tab one round trip
- * after we attach it, and sends geo's overrides on its session then (src/puppeteer/geo.ts).
- * Resumed by us at once, a Puppeteer popup sometimes read `en-US` at its first script (1 to 2
- * of 10 runs). So the resume may wait for the library's own attach of the page (`resumeAfter`,
- * src/puppeteer/page-attaches.ts), at most RESUME_WAIT_MS: a new page of Puppeteer starts that
- * much later (a round trip), an ordinary navigation pays nothing.
+ * Playwright resumes every page it holds (src/playwright/launch-remote.ts: ours waits out
+ * RESUME_WAIT_MS). Puppeteer holds a new tab, not its page: it attaches the page under the tab
+ * one round trip after we attach it, and sends geo's overrides on its session then
+ * (src/puppeteer/geo.ts). Resumed by us at once, a Puppeteer popup sometimes read `en-US` at its
+ * first script (1 to 2 of 10 runs). So its resume waits for Puppeteer's own attach of the page
+ * (src/puppeteer/page-attaches.ts): a new page of Puppeteer starts that much later (a round
+ * trip), an ordinary navigation pays nothing.
  */
 import type { Protocol } from 'devtools-protocol';
 import { createDebug } from '../http/debug.js';

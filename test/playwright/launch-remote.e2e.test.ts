@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -297,6 +298,38 @@ describe('launchRemote (Playwright)', () => {
     }
     expect((await env.emu.admin.state()).sessions).toBe(before);
     expect(await running()).toBe(0);
+  });
+
+  it("routes a popup's first request by the context's route, on a machine whose cores are busy", async () => {
+    await freshAccount();
+    const browser = await launchRemote({ api });
+    // Both cores busy, as on a crowded CI runner: Playwright's own set-up of a new page then
+    // comes late, and a popup resumed before it sent its first request unrouted.
+    const hogs = [0, 1].map(() =>
+      spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+    );
+    try {
+      const context = browser.contexts()[0]!;
+      await context.route('http://popup.test/**', (route) =>
+        route.fulfill({ contentType: 'text/html', body: '<title>routed</title>' }),
+      );
+      const page = context.pages()[0]!;
+      await page.goto(env.site.url('/'));
+      const titles: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const [popup] = await Promise.all([
+          context.waitForEvent('page'),
+          page.evaluate((n) => void window.open(`http://popup.test/${n}`), i),
+        ]);
+        await popup.waitForLoadState();
+        titles.push(await popup.title());
+        await popup.close();
+      }
+      expect(titles).toEqual(Array(12).fill('routed'));
+    } finally {
+      for (const hog of hogs) hog.kill('SIGKILL');
+      await browser.close();
+    }
   });
 
   it('keeps the session with keepSession and reconnects with connectRemote', async () => {
