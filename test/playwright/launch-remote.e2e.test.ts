@@ -304,10 +304,10 @@ describe('launchRemote (Playwright)', () => {
     await freshAccount();
     const browser = await launchRemote({ api });
     // Both cores busy, as on a crowded CI runner: Playwright's own set-up of a new page then
-    // comes late, and a popup resumed before it sent its first request unrouted.
-    const hogs = [0, 1].map(() =>
-      spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
-    );
+    // comes late, and a popup resumed before it sent its first request unrouted. Each busy loop
+    // ends by itself within a minute, should this process die before it kills them.
+    const busy = 'const end = Date.now() + 60_000; while (Date.now() < end);';
+    const hogs = [0, 1].map(() => spawn(process.execPath, ['-e', busy], { stdio: 'ignore' }));
     try {
       const context = browser.contexts()[0]!;
       await context.route('http://popup.test/**', (route) =>
