@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, BrowserType } from 'playwright-core';
 import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
 import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
+import type { RemoteTarget } from '../remote-cdp/remote-cdp.js';
 import { downloadOptions, startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { startDefaultContextGeo, startGeo } from './geo.js';
@@ -36,15 +37,20 @@ export function closeNative(browser: Browser, options?: { reason?: string }): Pr
 }
 
 /**
- * What the WebSocket bridge's resume of a held new page waits for: Playwright's own. Playwright
- * holds every new page on its connection too and resumes it after its set-up of it (the
- * context's routes, extra headers, init scripts and bindings), and Chromium starts a page at the
- * first resume of any of its holders. Resumed by us at once, 5 of 12 popups on a loaded machine
- * sent their first request without the context's `Accept-Language` (raw Playwright: 0 of 12).
- * Never settles: the bridge's scripts are on the page's session before Playwright's resume, and
- * its own resume, RESUME_WAIT_MS later (page-hold.ts), is for a page Playwright does not resume.
+ * When the WebSocket bridge resumes a new page it holds. Playwright holds every new page on its
+ * connection too and resumes it after its own set-up of it (the context's routes, extra headers,
+ * init scripts and bindings). Measured (Chromium 156), a page created in its opener's process (a
+ * popup that keeps its opener) starts at the FIRST resume of any holder: resumed by us at once,
+ * 4 of 12 such popups on busy cores sent their first request before Playwright's routes were in.
+ * So for those the bridge leaves the resume to Playwright (a promise that never settles: its own
+ * comes RESUME_WAIT_MS later, for a page Playwright does not resume); its scripts went out as the
+ * page was announced, before Playwright's resume. Every other new page (`newPage()`, a `noopener`
+ * popup) waits for all of its holders, Playwright's set-up included: resumed by us at once, as
+ * left to Playwright its first navigation waited out those 2 s.
  */
-const playwrightResumesThem = (): Promise<void> => new Promise<void>(() => {});
+function resumeHeldPage(target: RemoteTarget): Promise<void> | undefined {
+  return target.canAccessOpener ? new Promise<void>(() => {}) : undefined;
+}
 
 export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions, BrowserType> = {
   library: 'playwright',
@@ -71,8 +77,8 @@ export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions,
       startGeo(browser, geoInputOf(opened, options)).catch(
         featureFailed(what, 'geo overrides could not be applied'),
       ),
-      // Playwright resumes the new pages it holds once its own set-up of them is sent.
-      features.bridge.then((bridge) => bridge?.resumeHeldPagesAfter(playwrightResumesThem)),
+      // A popup that keeps its opener is resumed by Playwright, once its own set-up is sent.
+      features.bridge.then((bridge) => bridge?.resumeHeldPagesAfter(resumeHeldPage)),
     ]);
   },
   disconnect: (browser) => closeNative(browser),

@@ -76,6 +76,6 @@ export async function resumeAfterPuppeteer(
   const bridge = await features.bridge;
   if (!bridge) return;
   const attaches = watchAttaches(await connection);
-  bridge.resumeHeldPagesAfter((targetId) => attaches.attached(targetId));
+  bridge.resumeHeldPagesAfter((target) => attaches.attached(target.targetId));
   browser.once('disconnected', () => attaches.stop());
 }

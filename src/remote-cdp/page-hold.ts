@@ -4,19 +4,20 @@
  * page created from then on (a popup, a tab of `newPage()`, a page of another context) until we
  * resume it: the holder's first commands, then `Runtime.runIfWaitingForDebugger`, go out on the
  * page's flat session in one write, so they are in place before the first script of its first
- * document. Chromium starts a page at the FIRST resume of any of its holders (measured, Chromium
- * 156: a page held by us and never resumed loaded at once on Playwright's resume). So where the
- * library holds the same pages for its own set-up, ours must not come first: the resume waits
- * for the library (`resumeAfter`), at most RESUME_WAIT_MS, and our scripts, sent at the attach,
- * are in before the library's resume, which comes after its own set-up.
+ * document. Measured (Chromium 156), a popup that keeps its opener starts at the FIRST resume of
+ * any of its holders (held by us and never resumed, it loaded at once on Playwright's resume);
+ * every other new page (a new tab, a `noopener` popup) waits for all of them. So where the
+ * library holds the same pages for its own set-up, the resume of such a popup may wait for the
+ * library (`resumeAfter`), at most RESUME_WAIT_MS; our scripts, sent at the attach, are in
+ * before the library's resume, which comes after its own set-up.
  *
  * A page there already when the hold starts, or again after a reopen (the auto-attach is part of
  * the setup a reopened connection replays), is reported without the hold (`waiting` false).
  * Chromium reports every attach of ours that way too: those are told apart (ownsAttach) and left
  * alone. A held session no holder keeps is detached once the page is resumed.
  *
- * Playwright resumes every page it holds (src/playwright/launch-remote.ts: ours waits out
- * RESUME_WAIT_MS). Puppeteer holds a new tab, not its page: it attaches the page under the tab
+ * Playwright resumes a popup that keeps its opener (src/playwright/launch-remote.ts: ours waits
+ * out RESUME_WAIT_MS). Puppeteer holds a new tab, not its page: it attaches the page under the tab
  * one round trip after we attach it, and sends geo's overrides on its session then
  * (src/puppeteer/geo.ts). Resumed by us at once, a Puppeteer popup sometimes read `en-US` at its
  * first script (1 to 2 of 10 runs). So its resume waits for Puppeteer's own attach of the page

@@ -34,7 +34,7 @@
 import { nodeCrypto } from '../http/node-builtins.js';
 import type { CdpCall } from './cdp-channel.js';
 import type { ExposedHosts } from './host-patterns.js';
-import { holdNewPages } from './page-hold.js';
+import { holdNewPages, type ResumeAfter } from './page-hold.js';
 import type { RemoteCdp, RemoteTarget } from './remote-cdp.js';
 import { urlPatternRegex } from './url-pattern.js';
 import { webSocketPageScripts } from './websocket-page-script.js';
@@ -63,10 +63,11 @@ function setupOf(scripts: { main: string; isolated: string }): CdpCall[] {
 /** A running bridge (startWebSocketBridge()). */
 export interface WebSocketBridge {
   /**
-   * With `holdPages`: a page held from now on is resumed once `wait` for its target id settles
-   * (at most RESUME_WAIT_MS, page-hold.ts): the library's own setup of it goes out first.
+   * With `holdPages`: a page held from now on is resumed once what `wait` returns for it settles
+   * (at most RESUME_WAIT_MS, page-hold.ts), or at once when it returns nothing: the library's
+   * own setup of it goes out first.
    */
-  resumeHeldPagesAfter(wait: (targetId: string) => Promise<void>): void;
+  resumeHeldPagesAfter(wait: ResumeAfter): void;
   /** Stops: every page's sockets close and its session ends. */
   stop(): Promise<void>;
 }
@@ -111,7 +112,7 @@ export async function startWebSocketBridge(
   // library's connect, or after a reopen) comes from the hold, as does every page created from
   // now on, held until its scripts are in (page-hold.ts). On a library's own CDP session (no
   // flat sessions) pages are attached as they are announced.
-  let wait: ((targetId: string) => Promise<void>) | undefined;
+  let wait: ResumeAfter | undefined;
   const held =
     holdPages &&
     holdNewPages(
@@ -121,7 +122,7 @@ export async function startWebSocketBridge(
         track(target.targetId, new PageSession(cdp, target.targetId, options, session));
         return true;
       },
-      (target) => wait?.(target.targetId),
+      (target) => wait?.(target),
     );
   const unsubscribe = [
     held || cdp.on('Target.targetCreated', (e) => attach(e.targetInfo)),
