@@ -3,7 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { type BrowserType, chromium as realChromium } from 'playwright-core';
+import {
+  type BrowserContext,
+  type BrowserType,
+  type Page,
+  chromium as realChromium,
+} from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BrowserApi } from '../../src/browser-api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -300,48 +305,55 @@ describe('launchRemote (Playwright)', () => {
     expect(await running()).toBe(0);
   });
 
-  it("routes a popup's first request by the context's route, on a machine whose cores are busy", async () => {
+  /**
+   * Runs `use` on a new session whose default context routes http://popup.test/ to a page titled
+   * "routed", with its tab on the site; closes the browser after.
+   */
+  async function withRoutedPopups(
+    use: (context: BrowserContext, page: Page) => Promise<void>,
+  ): Promise<void> {
     await freshAccount();
     const browser = await launchRemote({ api });
+    try {
+      const context = browser.contexts()[0]!;
+      await context.route('http://popup.test/**', (route) =>
+        route.fulfill({ contentType: 'text/html', body: '<title>routed</title>' }),
+      );
+      const page = context.pages()[0]!;
+      await page.goto(env.site.url('/'));
+      await use(context, page);
+    } finally {
+      await browser.close();
+    }
+  }
+
+  it("routes a popup's first request by the context's route, on a machine whose cores are busy", async () => {
     // Both cores busy, as on a crowded CI runner: Playwright's own set-up of a new page then
     // comes late, and a popup resumed before it sent its first request unrouted. Each busy loop
     // ends by itself within a minute, should this process die before it kills them.
     const busy = 'const end = Date.now() + 60_000; while (Date.now() < end);';
     const hogs = [0, 1].map(() => spawn(process.execPath, ['-e', busy], { stdio: 'ignore' }));
     try {
-      const context = browser.contexts()[0]!;
-      await context.route('http://popup.test/**', (route) =>
-        route.fulfill({ contentType: 'text/html', body: '<title>routed</title>' }),
-      );
-      const page = context.pages()[0]!;
-      await page.goto(env.site.url('/'));
-      const titles: string[] = [];
-      for (let i = 0; i < 12; i++) {
-        const [popup] = await Promise.all([
-          context.waitForEvent('page'),
-          page.evaluate((n) => void window.open(`http://popup.test/${n}`), i),
-        ]);
-        await popup.waitForLoadState();
-        titles.push(await popup.title());
-        await popup.close();
-      }
-      expect(titles).toEqual(Array(12).fill('routed'));
+      await withRoutedPopups(async (context, page) => {
+        const titles: string[] = [];
+        for (let i = 0; i < 12; i++) {
+          const [popup] = await Promise.all([
+            context.waitForEvent('page'),
+            page.evaluate((n) => void window.open(`http://popup.test/${n}`), i),
+          ]);
+          await popup.waitForLoadState();
+          titles.push(await popup.title());
+          await popup.close();
+        }
+        expect(titles).toEqual(Array(12).fill('routed'));
+      });
     } finally {
       for (const hog of hogs) hog.kill('SIGKILL');
-      await browser.close();
     }
   });
 
   it("routes a new tab's and a noopener popup's first request as well, and holds neither", async () => {
-    await freshAccount();
-    const browser = await launchRemote({ api });
-    try {
-      const context = browser.contexts()[0]!;
-      await context.route('http://popup.test/**', (route) =>
-        route.fulfill({ contentType: 'text/html', body: '<title>routed</title>' }),
-      );
-      const page = context.pages()[0]!;
-      await page.goto(env.site.url('/'));
+    await withRoutedPopups(async (context, page) => {
       const [popup] = await Promise.all([
         context.waitForEvent('page'),
         page.evaluate(() => void window.open('http://popup.test/alone', '_blank', 'noopener')),
@@ -356,9 +368,7 @@ describe('launchRemote (Playwright)', () => {
       // after which the library resumes a held page itself.
       expect(performance.now() - started).toBeLessThan(1_500);
       expect(await tab.title()).toBe('routed');
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   it('keeps the session with keepSession and reconnects with connectRemote', async () => {
