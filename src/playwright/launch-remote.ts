@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, BrowserType } from 'playwright-core';
 import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
 import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
-import type { RemoteTarget } from '../remote-cdp/remote-cdp.js';
+import { resumeAfterLibrary } from '../remote-cdp/page-hold.js';
 import { downloadOptions, startDownloads } from './downloads.js';
 import { type ExtraContextsOption, guardExtraContexts } from './extra-contexts.js';
 import { startDefaultContextGeo, startGeo } from './geo.js';
@@ -34,22 +34,6 @@ export interface PlaywrightRemoteOptions extends LaunchRemoteOptions, ExtraConte
 /** Playwright's `Browser.close`, the library's own (the instance's is patched). */
 export function closeNative(browser: Browser, options?: { reason?: string }): Promise<void> {
   return (Object.getPrototypeOf(browser) as Browser).close.call(browser, options);
-}
-
-/**
- * When the WebSocket bridge resumes a new page it holds. Playwright holds every new page on its
- * connection too and resumes it after its own set-up of it (the context's routes, extra headers,
- * init scripts and bindings). Measured (Chromium 156), a page created in its opener's process (a
- * popup that keeps its opener) starts at the FIRST resume of any holder: resumed by us at once,
- * 4 of 12 such popups on busy cores sent their first request before Playwright's routes were in.
- * So for those the bridge leaves the resume to Playwright (a promise that never settles: its own
- * comes RESUME_WAIT_MS later, for a page Playwright does not resume); its scripts went out as the
- * page was announced, before Playwright's resume. Every other new page (`newPage()`, a `noopener`
- * popup) waits for all of its holders, Playwright's set-up included: resumed by us at once, as
- * left to Playwright its first navigation waited out those 2 s.
- */
-function resumeHeldPage(target: RemoteTarget): Promise<void> | undefined {
-  return target.canAccessOpener ? new Promise<void>(() => {}) : undefined;
 }
 
 export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions, BrowserType> = {
@@ -77,8 +61,8 @@ export const playwrightAdapter: LibraryAdapter<Browser, PlaywrightRemoteOptions,
       startGeo(browser, geoInputOf(opened, options)).catch(
         featureFailed(what, 'geo overrides could not be applied'),
       ),
-      // A popup that keeps its opener is resumed by Playwright, once its own set-up is sent.
-      features.bridge.then((bridge) => bridge?.resumeHeldPagesAfter(resumeHeldPage)),
+      // Playwright resumes the new pages it holds once its own set-up of them is sent.
+      features.bridge.then((bridge) => bridge?.resumeHeldPagesAfter(resumeAfterLibrary)),
     ]);
   },
   disconnect: (browser) => closeNative(browser),

@@ -16,8 +16,8 @@
  * Chromium reports every attach of ours that way too: those are told apart (ownsAttach) and left
  * alone. A held session no holder keeps is detached once the page is resumed.
  *
- * Playwright resumes a popup that keeps its opener (src/playwright/launch-remote.ts: ours waits
- * out RESUME_WAIT_MS). Puppeteer holds a new tab, not its page: it attaches the page under the tab
+ * Playwright resumes a popup that keeps its opener itself (resumeAfterLibrary: ours waits out
+ * RESUME_WAIT_MS). Puppeteer holds a new tab, not its page: it attaches the page under the tab
  * one round trip after we attach it, and sends geo's overrides on its session then
  * (src/puppeteer/geo.ts). Resumed by us at once, a Puppeteer popup sometimes read `en-US` at its
  * first script (1 to 2 of 10 runs). So its resume waits for Puppeteer's own attach of the page
@@ -48,6 +48,19 @@ export const RESUME_WAIT_MS = 2_000;
 
 /** What a held page's resume waits for (none: it is resumed at once). */
 export type ResumeAfter = (target: RemoteTarget) => Promise<void> | undefined;
+
+/**
+ * For a library that holds the same new pages and resumes each once its own set-up is sent
+ * (Playwright: the context's routes, extra headers, init scripts, bindings). A popup that keeps
+ * its opener (`canAccessOpener`) would start at our resume, before that set-up: its resume is
+ * left to the library (a wait that never settles, so ours comes RESUME_WAIT_MS later, for a page
+ * the library does not resume). Resumed by us at once, 4 of 12 such popups on busy cores sent
+ * their first request before Playwright's routes were in. Every other new page waits for all of
+ * its holders, the library's set-up included, and is resumed at once: left to the library, its
+ * first navigation waited out those 2 s.
+ */
+export const resumeAfterLibrary: ResumeAfter = (target) =>
+  target.canAccessOpener ? new Promise<void>(() => {}) : undefined;
 
 /**
  * Holds every page created from now on for `holder`; undefined when the connection has no flat
