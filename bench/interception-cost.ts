@@ -89,15 +89,11 @@ const timedGoto = async (page: Page) => {
   await page.goto(PAGE);
   const ms = performance.now() - t0;
   // A string, not a function: tsx's name helper does not exist in the page.
-  const [waited, network] = (await page.evaluate(`(() => {
-    const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const res = performance.getEntriesByType('resource');
-    return [median(res.map((e) => e.requestStart - e.startTime)),
-      median(res.map((e) => e.responseEnd - e.requestStart))];
-  })()`)) as [number, number];
+  const entries = (await page.evaluate(`performance.getEntriesByType('resource').map((e) =>
+    [e.requestStart - e.startTime, e.responseEnd - e.requestStart])`)) as [number, number][];
   const seen = phases.get(page) ?? { waited: [], network: [] };
-  seen.waited.push(waited);
-  seen.network.push(network);
+  seen.waited.push(median(entries.map(([waited]) => waited)));
+  seen.network.push(median(entries.map(([, network]) => network)));
   phases.set(page, seen);
   return ms;
 };
