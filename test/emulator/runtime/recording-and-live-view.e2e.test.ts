@@ -90,6 +90,11 @@ describe('recordings and live view', () => {
       const sessionId = randomUUID();
       const browser = await own.launch({ sessionId, record: true });
       await browser.actions.navigate(`${pages.origin}/animated`);
+      // Frames have come in (one on disk means at least two), so there is something to encode:
+      // on busy cores the first frame can come after the navigation's answer.
+      await expect
+        .poll(() => files().some((f) => /frames\/\d{6}\.jpg$/.test(f)), { timeout: 15_000 })
+        .toBe(true);
       const ended = await browser.end();
       expect(own.liveProcessCount()).toBe(0);
       // The frames wait on disk (the last one too); no encode has run.
