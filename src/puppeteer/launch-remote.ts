@@ -8,6 +8,7 @@
  */
 import type {
   Browser,
+  Connection,
   ConnectOptions,
   DownloadBehavior,
   PuppeteerNode,
@@ -58,8 +59,50 @@ function disconnectNative(browser: Browser): Promise<void> {
 }
 
 /** Sets `value` as an own property of the instance: Puppeteer's own stays on the prototype. */
-function patch(browser: Browser, key: PropertyKey, value: () => Promise<void>): void {
-  Object.defineProperty(browser, key, { configurable: true, writable: true, value });
+function patch(target: object, key: PropertyKey, value: unknown): void {
+  Object.defineProperty(target, key, { configurable: true, writable: true, value });
+}
+
+/** How long close() waits for the browser-level commands Puppeteer has sent to be answered. */
+const ANSWERS_WAIT_MS = 2_000;
+const unanswered = Symbol('remote-browser.unanswered');
+
+/**
+ * Lets close() wait for the browser-level commands Puppeteer sent on `connection` and has no
+ * answer to yet. A local close() sends `Browser.close` after them on that connection, so they
+ * are answered first; a remote one ends the session over HTTP, which cut them off: Crawlee's
+ * incognito pages close their context as the page closes, and its `Target.disposeBrowserContext`
+ * failed ("Target closed", logged as an ERROR by Crawlee).
+ */
+function trackAnswers(browser: Browser, connection: Connection): void {
+  const pending = new Set<Promise<unknown>>();
+  const send = connection.send.bind(connection);
+  patch(connection, 'send', ((...args: Parameters<Connection['send']>) => {
+    const answer = send(...args);
+    pending.add(answer);
+    const settled = () => pending.delete(answer);
+    answer.then(settled, settled);
+    return answer;
+  }) as Connection['send']);
+  patch(browser, unanswered, async () => {
+    if (pending.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...pending]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, ANSWERS_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  });
+}
+
+/** Resolves once the commands trackAnswers() saw are answered, or ANSWERS_WAIT_MS have passed. */
+function answered(browser: Browser): Promise<void> {
+  const wait = (browser as unknown as Record<symbol, (() => Promise<void>) | undefined>)[
+    unanswered
+  ];
+  return wait ? wait() : Promise.resolve();
 }
 
 export const puppeteerAdapter: LibraryAdapter<
@@ -89,7 +132,7 @@ export const puppeteerAdapter: LibraryAdapter<
   async startFeatures(browser, features, opened, options, what) {
     // Puppeteer's own connection, looked up once for the three features that listen on it.
     const connection = connectionOf(browser);
-    connection.catch(() => {});
+    connection.then((found) => trackAnswers(browser, found)).catch(() => {});
     await Promise.all([
       // A popup's out-of-process iframes, which Puppeteer can leave without a context.
       repairOutOfProcessFrames(browser),
@@ -114,8 +157,11 @@ export const puppeteerAdapter: LibraryAdapter<
     browser.on('targetchanged', touch);
   },
   wireClose(browser, end) {
-    const close = () =>
-      end(() => (browser.connected ? disconnectNative(browser) : Promise.resolve()));
+    // Commands already sent are answered first, as on a local close().
+    const close = async () => {
+      await answered(browser);
+      return end(() => (browser.connected ? disconnectNative(browser) : Promise.resolve()));
+    };
     patch(browser, 'close', close);
     patch(browser, Symbol.asyncDispose, close);
     // Detaches and leaves the session running: the user's now.

@@ -205,6 +205,15 @@ async function reattachesDuring<T>(run: () => Promise<T>): Promise<{ result: T; 
 }
 
 /**
+ * The ERROR lines Crawlee logs (through console.error) from now on: a crawl on a local browser
+ * logs none, so a drop-in must not either (a context's close cut off by close() did).
+ */
+function crawleeErrors(): () => string[] {
+  const calls = vi.spyOn(console, 'error').mock.calls;
+  return () => calls.map((args) => args.map(String).join(' ')).filter((line) => /ERROR/.test(line));
+}
+
+/**
  * The same crawl without and with a cut mid-crawl, each on a fresh account: every page crawled
  * both times, the cut's session re-attached once by the next launch, the same number of
  * sessions created (counted on the emulator), none running after.
@@ -246,10 +255,12 @@ describe('PlaywrightCrawler with launcher: chromium from remote-browser/playwrig
     const api = await account(limit);
     const launch = vi.spyOn(chromium, 'launch');
     const persistent = vi.spyOn(chromium, 'launchPersistentContext');
+    const errors = crawleeErrors();
     const watcher = new SessionWatcher(api).start();
     const crawl = await crawlWithPlaywright(c);
     await watcher.stop();
     expect(crawl).toEqual({ titles: EXPECTED_TITLES, finished: 7, failed: 0 });
+    expect(errors()).toEqual([]);
     await checkSessions(
       api,
       launch.mock.calls.length + persistent.mock.calls.length,
@@ -270,10 +281,12 @@ describe('PuppeteerCrawler with launcher: puppeteer from remote-browser/puppetee
   it.each(CASES)('crawls every page (%s)', { timeout: 400_000 }, async (_name, c, limit) => {
     const api = await account(limit);
     const launch = vi.spyOn(puppeteer, 'launch');
+    const errors = crawleeErrors();
     const watcher = new SessionWatcher(api).start();
     const crawl = await crawlWithPuppeteer(c);
     await watcher.stop();
     expect(crawl).toEqual({ titles: EXPECTED_TITLES, finished: 7, failed: 0 });
+    expect(errors()).toEqual([]);
     await checkSessions(api, launch.mock.calls.length, limit, watcher.peak);
     if (c.retireAfter) expect(launch.mock.calls.length).toBeGreaterThanOrEqual(4);
   });

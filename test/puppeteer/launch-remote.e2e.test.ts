@@ -60,6 +60,19 @@ describe('launchRemote (Puppeteer)', () => {
     expect(await running()).toBe(0);
   });
 
+  it('answers the commands already sent before it ends the session: a context closed just before close()', async () => {
+    // As Crawlee's incognito pages do: the page closes, its context's close() is on the wire
+    // when the crawl's end closes the browser. A local close() lets it be answered first.
+    await freshApi();
+    const browser = await launchRemote({ api });
+    const context = await browser.createBrowserContext();
+    await context.newPage();
+    const contextClosed = context.close();
+    await browser.close();
+    await expect(contextClosed).resolves.toBeUndefined();
+    expect(await running()).toBe(0);
+  });
+
   it('deletes the session through Symbol.asyncDispose alone (await using, typed)', async () => {
     await freshApi();
     const end = vi.spyOn(api.sessions, 'end');
