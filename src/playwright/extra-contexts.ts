@@ -55,7 +55,7 @@ export function guardExtraContexts(browser: Browser, policy: ExtraContextsPolicy
     process.emitWarning(
       `remote-browser: ${explain(method)} Set extraContexts: 'allow' to silence this, ` +
         "or 'error' to make it an error.",
-      { code: EXTRA_CONTEXT_WARNING_CODE },
+      { type: 'RemoteBrowserWarning', code: EXTRA_CONTEXT_WARNING_CODE },
     );
   };
   const { newContext, newPage } = browser;

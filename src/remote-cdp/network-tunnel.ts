@@ -205,7 +205,10 @@ async function explain(cdp: RemoteCdp, requestId: string, reason: string): Promi
   const message = `remote-browser exposeNetwork cannot carry this response: ${reason}. See https://github.com/remote-browser/remote-browser/blob/main/docs/remote.md`;
   if (!warned.has(reason)) {
     warned.add(reason);
-    process.emitWarning(message, { code: 'REMOTE_BROWSER_EXPOSE_NETWORK' });
+    process.emitWarning(message, {
+      type: 'RemoteBrowserWarning',
+      code: 'REMOTE_BROWSER_EXPOSE_NETWORK',
+    });
   }
   await cdp.send('Fetch.fulfillRequest', {
     requestId,

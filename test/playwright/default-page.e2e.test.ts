@@ -91,6 +91,7 @@ describe('browser.newPage()/newContext() on a remote browser', () => {
       await tick();
       expect(warnings).toHaveLength(1);
       const [warning] = warnings;
+      expect(warning?.name).toBe('RemoteBrowserWarning');
       expect(warning?.message).toMatch(/^remote-browser: browser\.newPage\(\) opens a second/);
       expect(warning?.message).toMatch(/recording and live view follow its default context/);
       expect(warning?.message).toMatch(/defaultPage\(browser\)/);

@@ -175,7 +175,8 @@ describe('exposeNetwork for service workers and what it cannot carry', () => {
 
   it('answers Server-Sent Events with a 502 that says why, and warns', async () => {
     const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(w.message);
+    // Named like every warning of the library, so `w.name === 'RemoteBrowserWarning'` finds it.
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
     const browser = await launchRemote({ api });
     try {
@@ -187,7 +188,9 @@ describe('exposeNetwork for service workers and what it cannot carry', () => {
       expect(answer).toMatch(
         /^502 remote-browser exposeNetwork cannot carry this response: Server-Sent Events/,
       );
-      await expect.poll(() => warnings.join('\n')).toContain('Server-Sent Events');
+      await expect
+        .poll(() => warnings.join('\n'))
+        .toMatch(/RemoteBrowserWarning: remote-browser exposeNetwork .*Server-Sent Events/);
     } finally {
       process.off('warning', onWarning);
       await browser.close();
