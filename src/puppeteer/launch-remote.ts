@@ -14,6 +14,7 @@ import type {
   PuppeteerNode,
   Viewport,
 } from 'puppeteer-core';
+import { sleep } from '../http/node-builtins.js';
 import { featureFailed, type LibraryAdapter, remoteEntries } from '../launch/adapter.js';
 import { geoInputOf } from '../launch/geo-config.js';
 import type { LaunchRemoteOptions } from '../launch/options.js';
@@ -65,7 +66,8 @@ function patch(target: object, key: PropertyKey, value: unknown): void {
 
 /** How long close() waits for the browser-level commands Puppeteer has sent to be answered. */
 const ANSWERS_WAIT_MS = 2_000;
-const unanswered = Symbol('remote-browser.unanswered');
+/** Each browser's wait for its unanswered browser-level commands (trackAnswers()). */
+const answersOf = new WeakMap<Browser, () => Promise<void>>();
 
 /**
  * Lets close() wait for the browser-level commands Puppeteer sent on `connection` and has no
@@ -84,25 +86,13 @@ function trackAnswers(browser: Browser, connection: Connection): void {
     answer.then(settled, settled);
     return answer;
   }) as Connection['send']);
-  patch(browser, unanswered, async () => {
+  answersOf.set(browser, async () => {
     if (pending.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled([...pending]),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, ANSWERS_WAIT_MS);
-      }),
+      Promise.allSettled(pending),
+      sleep(ANSWERS_WAIT_MS, undefined, { ref: false }),
     ]);
-    clearTimeout(timer);
   });
-}
-
-/** Resolves once the commands trackAnswers() saw are answered, or ANSWERS_WAIT_MS have passed. */
-function answered(browser: Browser): Promise<void> {
-  const wait = (browser as unknown as Record<symbol, (() => Promise<void>) | undefined>)[
-    unanswered
-  ];
-  return wait ? wait() : Promise.resolve();
 }
 
 export const puppeteerAdapter: LibraryAdapter<
@@ -159,7 +149,7 @@ export const puppeteerAdapter: LibraryAdapter<
   wireClose(browser, end) {
     // Commands already sent are answered first, as on a local close().
     const close = async () => {
-      await answered(browser);
+      await answersOf.get(browser)?.();
       return end(() => (browser.connected ? disconnectNative(browser) : Promise.resolve()));
     };
     patch(browser, 'close', close);

@@ -40,6 +40,8 @@ const ALLOWED: Record<string, string> = {
   'playwright/extra-contexts.ts: warned': 'a warning said once per process (DESIGN.md)',
   'playwright/launch-options.ts: MAPPED': 'a constant lookup table',
   'puppeteer/drop-in.ts: MAPPED': 'a constant lookup table',
+  'puppeteer/launch-remote.ts: answersOf':
+    "keyed by the native browser (WeakMap): its close()'s wait for commands in flight",
   'puppeteer/transfers.ts: sessions': 'keyed by the native browser (WeakMap): ends with it',
 };
 
